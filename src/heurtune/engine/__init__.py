@@ -1,0 +1,1 @@
+"""Search (one implementation, specialised per game), heuristics and their parameters."""

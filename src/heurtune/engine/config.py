@@ -1,0 +1,192 @@
+"""Engine configurations: game + heuristic + weights + search settings.
+
+Saved and loaded as TOML (``heurtune export`` writes one with provenance);
+built-in presets are addressed as ``GAME:NAME``, e.g. ``morris:seed``. A
+configuration file looks like::
+
+    game = "morris"
+    heuristic = "seed"
+
+    [params]
+    stones = 1.0
+    mills = 4.0
+
+    [search]
+    algorithm = "alphabeta"   # or "minimax"
+    depth = 64                # maximum depth (plies)
+    nodes = 20000             # node budget per move, 0 = none
+    time_ms = 0               # time limit per move, 0 = none
+
+    [rules]                   # optional game rule options
+    flying = true
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
+from heurtune.engine.params import Value
+from heurtune.engine.search import ALGORITHMS, MAX_PLY
+from heurtune.errors import HeurtuneError
+from heurtune.games import game_names, get_game
+from heurtune.tomlio import read_toml, write_toml
+
+_SEARCH_KEYS = {"algorithm", "depth", "nodes", "time_ms", "tt_bits"}
+_TOP_KEYS = {"game", "heuristic", "name", "description", "params", "search", "rules", "provenance"}
+
+
+def _int(section: str, key: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise HeurtuneError(f"{section}.{key} must be an integer in [{low}, {high}], got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """How an engine searches: algorithm and its limits."""
+
+    algorithm: str = "alphabeta"
+    depth: int = 64
+    nodes: int = 0
+    time_ms: int = 0
+    tt_bits: int = 18
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:
+        unknown = set(data) - _SEARCH_KEYS
+        if unknown:
+            raise HeurtuneError(
+                f"unknown search settings {sorted(unknown)} (known: {sorted(_SEARCH_KEYS)})"
+            )
+        algorithm = data.get("algorithm", cls.algorithm)
+        if algorithm not in ALGORITHMS:
+            raise HeurtuneError(
+                f"unknown search algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})"
+            )
+        return cls(
+            algorithm=algorithm,
+            depth=_int("search", "depth", data.get("depth", cls.depth), 1, MAX_PLY - 2),
+            nodes=_int("search", "nodes", data.get("nodes", cls.nodes), 0, 10**12),
+            time_ms=_int("search", "time_ms", data.get("time_ms", cls.time_ms), 0, 10**8),
+            tt_bits=_int("search", "tt_bits", data.get("tt_bits", cls.tt_bits), 10, 28),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "algorithm": self.algorithm,
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "time_ms": self.time_ms,
+            "tt_bits": self.tt_bits,
+        }
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Everything needed to rebuild an engine, validated on construction."""
+
+    game: str
+    heuristic: str
+    params: Mapping[str, Value] = field(default_factory=dict)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    name: str = ""
+    description: str = ""
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        kernel = get_game(self.game)
+        h = get_heuristic(self.game, self.heuristic)
+        object.__setattr__(self, "params", h.space.validate(self.params))
+        object.__setattr__(self, "rules", kernel.resolve_rules(self.rules))
+
+    @property
+    def heuristic_obj(self) -> Heuristic:
+        return get_heuristic(self.game, self.heuristic)
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.game}:{self.heuristic}"
+
+    def with_params(self, params: Mapping[str, Value], name: str = "") -> EngineConfig:
+        return replace(self, params={**self.params, **params}, name=name or self.name)
+
+    # -- (de)serialisation -------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "configuration") -> EngineConfig:
+        unknown = set(data) - _TOP_KEYS
+        if unknown:
+            raise HeurtuneError(f"{source}: unknown keys {sorted(unknown)}")
+        for key in ("game", "heuristic"):
+            if not isinstance(data.get(key), str):
+                raise HeurtuneError(f"{source}: missing or invalid {key!r}")
+        for key in ("params", "search", "rules", "provenance"):
+            if not isinstance(data.get(key, {}), Mapping):
+                raise HeurtuneError(f"{source}: [{key}] must be a table")
+        try:
+            return cls(
+                game=data["game"],
+                heuristic=data["heuristic"],
+                params=dict(data.get("params", {})),
+                search=SearchSettings.from_dict(data.get("search", {})),
+                rules=dict(data.get("rules", {})),
+                name=str(data.get("name", "")),
+                description=str(data.get("description", "")),
+                provenance=dict(data.get("provenance", {})),
+            )
+        except HeurtuneError as exc:
+            raise HeurtuneError(f"{source}: {exc}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": self.game, "heuristic": self.heuristic}
+        if self.name:
+            out["name"] = self.name
+        if self.description:
+            out["description"] = self.description
+        out["params"] = dict(self.params)
+        out["search"] = self.search.to_dict()
+        out["rules"] = dict(self.rules)
+        if self.provenance:
+            out["provenance"] = dict(self.provenance)
+        return out
+
+    def save(self, path: str | os.PathLike[str], header: str = "") -> None:
+        write_toml(path, self.to_dict(), header)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> EngineConfig:
+        data = read_toml(path)
+        cfg = cls.from_dict(data, source=str(path))
+        return cfg if cfg.name else replace(cfg, name=Path(path).stem)
+
+
+def presets(game: str) -> dict[str, dict[str, Any]]:
+    """The built-in presets of ``game`` (name -> partial configuration)."""
+    return dict(heuristics_module(game).PRESETS)
+
+
+def preset(spec: str) -> EngineConfig:
+    """The preset ``GAME:NAME``."""
+    game, _, name = spec.partition(":")
+    if game not in game_names():
+        raise HeurtuneError(f"unknown game {game!r} in {spec!r} (known: {', '.join(game_names())})")
+    table = presets(game)
+    if name not in table:
+        raise HeurtuneError(
+            f"unknown preset {spec!r} (known: {', '.join(f'{game}:{n}' for n in sorted(table))})"
+        )
+    data = dict(table[name])
+    return EngineConfig.from_dict({"game": game, "name": spec, **data}, source=spec)
+
+
+def resolve_engine(spec: str) -> EngineConfig:
+    """A configuration file path or a ``GAME:NAME`` preset."""
+    if spec.endswith(".toml") or os.sep in spec or Path(spec).is_file():
+        return EngineConfig.load(spec)
+    if ":" in spec:
+        return preset(spec)
+    raise HeurtuneError(f"{spec!r} is neither a configuration file nor a GAME:NAME preset")

@@ -1,0 +1,58 @@
+"""A heuristic: a numba evaluator plus the parameter space it reads.
+
+``evaluate(state, params) -> float`` scores a position for the side to move
+(negamax convention), reading its weights from ``params`` by position in
+:attr:`Heuristic.space`. Values must stay far below
+:data:`heurtune.engine.search.WIN_SCORE`, which scores decided games.
+
+Heuristics live in ``heurtune.engine.heuristics.<game>`` modules that export a
+``HEURISTICS`` tuple and a ``PRESETS`` mapping; adding one touches neither the
+search nor the tuning code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from heurtune.engine.params import ParamSpace
+from heurtune.errors import HeurtuneError
+from heurtune.games import get_game
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """One evaluation function of one game and its parameter space."""
+
+    game: str
+    name: str
+    description: str
+    space: ParamSpace
+    evaluate: Any
+    module: ModuleType
+
+
+def heuristics_module(game: str) -> ModuleType:
+    """The module holding ``game``'s heuristics and presets."""
+    get_game(game)  # unknown game -> clear error
+    try:
+        return importlib.import_module(f"heurtune.engine.heuristics.{game}")
+    except ModuleNotFoundError as exc:  # pragma: no cover - a registered game without heuristics
+        raise HeurtuneError(f"game {game!r} has no heuristics module") from exc
+
+
+def heuristics(game: str) -> dict[str, Heuristic]:
+    """All heuristics of ``game`` by name."""
+    return {h.name: h for h in heuristics_module(game).HEURISTICS}
+
+
+def get_heuristic(game: str, name: str) -> Heuristic:
+    """The heuristic ``name`` of ``game``; unknown names are a :class:`HeurtuneError`."""
+    table = heuristics(game)
+    if name not in table:
+        raise HeurtuneError(
+            f"unknown heuristic {name!r} for {game} (known: {', '.join(sorted(table))})"
+        )
+    return table[name]

@@ -1,0 +1,1 @@
+"""Per-game heuristics: each module exports ``HEURISTICS`` and ``PRESETS``."""

@@ -1,0 +1,36 @@
+"""Rules kernels and the registry that finds them by name."""
+
+from __future__ import annotations
+
+from heurtune.errors import HeurtuneError
+from heurtune.games.base import DRAW, LOSS, ONGOING, WIN, GameKernel, RuleOption
+
+_MODULES = {
+    "morris": "heurtune.games.morris",
+}
+
+
+def game_names() -> list[str]:
+    """Names of the registered games."""
+    return sorted(_MODULES)
+
+
+def get_game(name: str) -> GameKernel:
+    """The kernel registered as ``name``; an unknown name is a :class:`HeurtuneError`."""
+    import importlib
+
+    if name not in _MODULES:
+        raise HeurtuneError(f"unknown game {name!r} (known: {', '.join(game_names())})")
+    return importlib.import_module(_MODULES[name]).KERNEL  # type: ignore[no-any-return]
+
+
+__all__ = [
+    "DRAW",
+    "LOSS",
+    "ONGOING",
+    "WIN",
+    "GameKernel",
+    "RuleOption",
+    "game_names",
+    "get_game",
+]

@@ -1,0 +1,141 @@
+"""The uniform interface every rules kernel offers (OpenSpiel-style).
+
+A position is one flat ``int64`` numpy array; a move is one ``int64``. The
+kernel functions are numba dispatchers compiled with ``nogil=True`` so that a
+search built on them never holds the GIL:
+
+``gen_moves(state, out) -> n``
+    writes the legal moves of the side to move into ``out[:n]``.
+``make_move(state, move)`` / ``unmake_move(state, move)``
+    play and take back a move in place (the kernel keeps its own undo stack
+    inside ``state``).
+``outcome(state) -> int``
+    :data:`ONGOING`, or the result for the side to move: :data:`WIN`,
+    :data:`DRAW` or :data:`LOSS`.
+``position_hash(state) -> int``
+    a Zobrist hash of everything that decides the future of the game.
+``side_to_move(state) -> int`` and ``ply(state) -> int``.
+
+Search, match and tuning code only ever talk to this interface, so adding a
+game means writing one kernel module and registering it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+ONGOING = 2
+WIN = 1
+DRAW = 0
+LOSS = -1
+
+
+@dataclass(frozen=True)
+class RuleOption:
+    """One switchable rule of a game, with its default and a one-line description."""
+
+    name: str
+    default: int
+    help: str
+    low: int = 0
+    high: int = 1_000_000
+
+
+@dataclass(frozen=True)
+class GameKernel:
+    """A game's rules kernel plus the plain-Python helpers around it."""
+
+    name: str
+    description: str
+    module: ModuleType
+    rules: tuple[RuleOption, ...]
+    max_moves: int
+    max_plies_key: str
+    opening_plies: int
+    player_names: tuple[str, str]
+    _new_state: Callable[[Mapping[str, int]], np.ndarray]
+    move_to_str: Callable[[int], str]
+    gen_moves: Any
+    make_move: Any
+    unmake_move: Any
+    outcome: Any
+    position_hash: Any
+    side_to_move: Any
+    ply: Any
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    # -- rules -------------------------------------------------------------
+    def resolve_rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
+        """Defaults updated by ``overrides``; unknown names and bad values are errors."""
+        from heurtune.errors import HeurtuneError
+
+        values = {opt.name: opt.default for opt in self.rules}
+        for key, raw in (overrides or {}).items():
+            opt = next((o for o in self.rules if o.name == key), None)
+            if opt is None:
+                known = ", ".join(o.name for o in self.rules) or "none"
+                raise HeurtuneError(f"unknown rule {key!r} for {self.name} (known: {known})")
+            value = _rule_value(raw)
+            if value is None or not opt.low <= value <= opt.high:
+                raise HeurtuneError(
+                    f"rule {key}={raw!r} for {self.name} must be an integer or boolean "
+                    f"in [{opt.low}, {opt.high}]"
+                )
+            values[key] = value
+        return values
+
+    def new_state(self, rules: Mapping[str, Any] | None = None) -> np.ndarray:
+        """The start position under the given rule options."""
+        return self._new_state(self.resolve_rules(rules))
+
+    # -- convenience wrappers (not for hot paths) --------------------------
+    def legal_moves(self, state: np.ndarray) -> list[int]:
+        """Legal moves of the side to move, in generation order."""
+        buf = np.empty(self.max_moves, dtype=np.int64)
+        n = self.gen_moves(state, buf)
+        return [int(m) for m in buf[:n]]
+
+    def parse_move(self, state: np.ndarray, text: str) -> int:
+        """The legal move whose notation is ``text``."""
+        from heurtune.errors import HeurtuneError
+
+        for move in self.legal_moves(state):
+            if self.move_to_str(move) == text.strip():
+                return move
+        raise HeurtuneError(f"illegal or malformed {self.name} move {text!r}")
+
+    def source_digest(self) -> str:
+        """Hash of the kernel's source, so compiled specialisations follow edits."""
+        return source_digest([self.module])
+
+
+def _rule_value(raw: Any) -> int | None:
+    if isinstance(raw, bool):
+        return int(raw)
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in ("true", "yes", "on"):
+            return 1
+        if text in ("false", "no", "off"):
+            return 0
+        try:
+            return int(text)
+        except ValueError:
+            return None
+    return None
+
+
+def source_digest(modules: list[ModuleType]) -> str:
+    """A short hash of the source files of ``modules``."""
+    h = hashlib.sha256()
+    for mod in modules:
+        h.update(inspect.getsource(mod).encode())
+    return h.hexdigest()[:12]

@@ -1,0 +1,45 @@
+"""Perft: the number of move sequences of a given length, the rules' fingerprint."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from heurtune.games.base import ONGOING, GameKernel
+from heurtune.games.specialise import specialise
+
+# Free names bound per game by :func:`specialise`.
+gen_moves = make_move = unmake_move = outcome = None
+
+
+def _perft(state, depth, moves):  # type: ignore[no-untyped-def]
+    if depth == 0:
+        return 1
+    if outcome(state) != ONGOING:  # noqa: F821 - bound per game
+        return 0
+    row = moves[depth]
+    n = gen_moves(state, row)  # noqa: F821
+    if depth == 1:
+        return n
+    total = 0
+    for i in range(n):
+        make_move(state, row[i])  # noqa: F821
+        total += _perft(state, depth - 1, moves)
+        unmake_move(state, row[i])  # noqa: F821
+    return total
+
+
+def perft(kernel: GameKernel, depth: int, state: np.ndarray | None = None) -> int:
+    """Count the move sequences of ``depth`` plies from ``state`` (default: the start)."""
+    fns = specialise(
+        [_perft],
+        {
+            "gen_moves": kernel.gen_moves,
+            "make_move": kernel.make_move,
+            "unmake_move": kernel.unmake_move,
+            "outcome": kernel.outcome,
+        },
+        f"{kernel.name}_{kernel.source_digest()}",
+    )
+    pos = kernel.new_state() if state is None else state.copy()
+    moves = np.empty((depth + 1, kernel.max_moves), dtype=np.int64)
+    return int(fns["_perft"](pos, depth, moves))

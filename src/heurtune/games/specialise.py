@@ -1,0 +1,54 @@
+"""One implementation, specialised per game.
+
+Search and perft are written once, as plain functions that call the kernel
+through free global names (``gen_moves``, ``make_move``, ``evaluate``...).
+:func:`specialise` copies such template functions with a globals dictionary in
+which those names are bound to one game's (and one heuristic's) numba
+dispatchers, then compiles the copies with ``njit(cache=True, nogil=True)``.
+numba inlines the kernel calls, so each specialisation is as fast as
+hand-written per-game code, and the on-disk cache is keyed by a qualified name
+that carries the bound modules' source digest, so editing a kernel can never
+load a stale specialisation.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from types import FunctionType
+from typing import Any, Mapping, Sequence
+
+from numba import njit
+
+_CACHE: dict[str, dict[str, Any]] = {}
+_LOCK = threading.Lock()
+
+
+def specialise(
+    templates: Sequence[FunctionType], bindings: Mapping[str, Any], tag: str
+) -> dict[str, Any]:
+    """Compile ``templates`` with ``bindings`` as extra globals; memoised by ``tag``.
+
+    Templates may call each other (and themselves) by name: every copy sees the
+    other copies, not the originals.
+    """
+    safe = re.sub(r"\W", "_", tag)
+    with _LOCK:
+        done = _CACHE.get(safe)
+        if done is not None:
+            return done
+        namespace = dict(templates[0].__globals__)
+        namespace.update(bindings)
+        out: dict[str, Any] = {}
+        for func in templates:
+            copy = FunctionType(
+                func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
+            )
+            copy.__qualname__ = f"{func.__name__}__{safe}"
+            copy.__module__ = func.__module__
+            copy.__doc__ = func.__doc__
+            dispatcher = njit(cache=True, nogil=True)(copy)
+            namespace[func.__name__] = dispatcher
+            out[func.__name__] = dispatcher
+        _CACHE[safe] = out
+        return out

@@ -1,0 +1,1 @@
+"""Paired self-play matches, run in parallel, and their statistics."""

@@ -1,0 +1,51 @@
+"""Distinct random openings drawn from a seeded RNG."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from heurtune.errors import HeurtuneError
+from heurtune.games import ONGOING, GameKernel
+
+
+def random_openings(
+    kernel: GameKernel, rules: Mapping[str, Any], count: int, plies: int, seed: int
+) -> list[tuple[int, ...]]:
+    """``count`` move sequences of ``plies`` random legal moves, pairwise distinct.
+
+    Two sequences reaching the same position count as the same opening, and no
+    opening ends the game. The draw depends only on the arguments.
+    """
+    rng = np.random.default_rng(seed)
+    out: list[tuple[int, ...]] = []
+    seen: set[int] = set()
+    buf = np.empty(kernel.max_moves, dtype=np.int64)
+    attempts = 0
+    while len(out) < count:
+        attempts += 1
+        if attempts > 50 * count + 1000:
+            raise HeurtuneError(
+                f"could not draw {count} distinct {plies}-ply openings for {kernel.name}; "
+                "use fewer pairs or more opening plies"
+            )
+        state = kernel.new_state(rules)
+        moves: list[int] = []
+        ok = True
+        for _ in range(plies):
+            if kernel.outcome(state) != ONGOING:
+                ok = False
+                break
+            n = kernel.gen_moves(state, buf)
+            m = int(buf[rng.integers(n)])
+            kernel.make_move(state, m)
+            moves.append(m)
+        if not ok or kernel.outcome(state) != ONGOING:
+            continue
+        h = int(kernel.position_hash(state))
+        if h in seen:
+            continue
+        seen.add(h)
+        out.append(tuple(moves))
+    return out

@@ -1,0 +1,97 @@
+"""Playing one game, and one pair of games with colours swapped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from heurtune.engine.player import Engine
+from heurtune.games import ONGOING, GameKernel
+
+_MASK = (1 << 64) - 1
+
+
+def mix_seed(*parts: int) -> int:
+    """A 62-bit seed from integers (splitmix64 over the parts)."""
+    x = 0x9E3779B97F4A7C15
+    for p in parts:
+        x = (x ^ (p & _MASK)) & _MASK
+        x = (x + 0x9E3779B97F4A7C15) & _MASK
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+        x ^= x >> 31
+    return x & ((1 << 62) - 1)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One finished game: the first player's score (1, 0.5 or 0) and its moves."""
+
+    first_score: float
+    moves: tuple[int, ...]
+    nodes: tuple[int, int]
+
+
+def play_game(
+    kernel: GameKernel,
+    rules: Mapping[str, Any],
+    engines: Sequence[Engine],
+    opening: Sequence[int],
+    seed: int,
+) -> GameRecord:
+    """Play ``opening`` then let ``engines[side]`` move until the game ends."""
+    state = kernel.new_state(rules)
+    moves = list(opening)
+    for m in opening:
+        kernel.make_move(state, m)
+    for e in engines:
+        e.new_game()
+    nodes = [0, 0]
+    while True:
+        res = kernel.outcome(state)
+        if res != ONGOING:
+            break
+        side = int(kernel.side_to_move(state))
+        found = engines[side].choose(state, seed=mix_seed(seed, len(moves)))
+        nodes[side] += found.nodes
+        kernel.make_move(state, found.move)
+        moves.append(found.move)
+    side = int(kernel.side_to_move(state))
+    if res == 0:
+        first = 0.5
+    else:
+        mover_wins = res > 0
+        first = 1.0 if mover_wins == (side == 0) else 0.0
+    return GameRecord(first, tuple(moves), (nodes[0], nodes[1]))
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Two games from one opening; scores are the first engine's (A's)."""
+
+    index: int
+    opening: tuple[int, ...]
+    a_scores: tuple[float, float]
+    plies: tuple[int, int]
+
+    @property
+    def score(self) -> float:
+        return (self.a_scores[0] + self.a_scores[1]) / 2.0
+
+
+def play_pair(
+    kernel: GameKernel,
+    rules: Mapping[str, Any],
+    a: Engine,
+    b: Engine,
+    index: int,
+    opening: Sequence[int],
+    seed: int,
+) -> PairResult:
+    """A plays first from ``opening``, then B does."""
+    g0 = play_game(kernel, rules, (a, b), opening, mix_seed(seed, index, 0))
+    g1 = play_game(kernel, rules, (b, a), opening, mix_seed(seed, index, 1))
+    return PairResult(
+        index, tuple(opening), (g0.first_score, 1.0 - g1.first_score),
+        (len(g0.moves), len(g1.moves)),
+    )

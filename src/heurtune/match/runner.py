@@ -1,0 +1,187 @@
+"""Running a match: pairs of games, in parallel worker processes.
+
+Every pair is reproducible on its own: its opening comes from the match seed,
+each engine starts every game with an empty table, and each move's tie-break
+seed is derived from (match seed, pair, game, ply). So a match gives the same
+result whatever ``jobs`` is and in whatever order the pairs finish.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from heurtune.engine.config import EngineConfig
+from heurtune.engine.player import Engine
+from heurtune.errors import HeurtuneError
+from heurtune.games import get_game
+from heurtune.match.openings import random_openings
+from heurtune.match.play import PairResult, play_pair
+from heurtune.match.stats import MatchStats
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Who plays whom, how many opening pairs, from which seed."""
+
+    a: EngineConfig
+    b: EngineConfig
+    pairs: int
+    seed: int = 0
+    opening_plies: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.a.game != self.b.game:
+            raise HeurtuneError(
+                f"engines play different games: {self.a.label} is {self.a.game}, "
+                f"{self.b.label} is {self.b.game}"
+            )
+        if dict(self.a.rules) != dict(self.b.rules):
+            raise HeurtuneError(f"{self.a.label} and {self.b.label} use different rules")
+        if self.pairs < 1:
+            raise HeurtuneError(f"pairs must be at least 1, got {self.pairs}")
+
+    @property
+    def plies(self) -> int:
+        if self.opening_plies is not None:
+            return self.opening_plies
+        return get_game(self.a.game).opening_plies
+
+    def openings(self) -> list[tuple[int, ...]]:
+        kernel = get_game(self.a.game)
+        return random_openings(kernel, self.a.rules, self.pairs, self.plies, self.seed)
+
+
+@dataclass
+class MatchResult:
+    """The pairs of a match (in index order) and their statistics."""
+
+    spec: MatchSpec
+    pairs: list[PairResult] = field(default_factory=list)
+
+    @property
+    def stats(self) -> MatchStats:
+        return stats_of(self.pairs)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.stats.to_dict()
+        out.update(a=self.spec.a.label, b=self.spec.b.label, pairs=len(self.pairs),
+                   seed=self.spec.seed)
+        return out
+
+
+def stats_of(pairs: Sequence[PairResult]) -> MatchStats:
+    scores = [s for p in pairs for s in p.a_scores]
+    return MatchStats(
+        wins=sum(1 for s in scores if s == 1.0),
+        draws=sum(1 for s in scores if s == 0.5),
+        losses=sum(1 for s in scores if s == 0.0),
+        pair_scores=tuple(p.score for p in pairs),
+    )
+
+
+# -- worker side ------------------------------------------------------------
+_ENGINES: dict[str, Engine] = {}
+
+
+def _engine(config: EngineConfig) -> Engine:
+    key = json.dumps(config.to_dict(), sort_keys=True, default=str)
+    engine = _ENGINES.get(key)
+    if engine is None:
+        if len(_ENGINES) > 16:
+            _ENGINES.clear()
+        engine = _ENGINES[key] = Engine(config)
+    return engine
+
+
+def _pair_task(
+    a: EngineConfig, b: EngineConfig, index: int, opening: tuple[int, ...], seed: int
+) -> PairResult:
+    kernel = get_game(a.game)
+    return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed)
+
+
+def warm_up(config: EngineConfig) -> None:
+    """Compile (or load from numba's cache) the engine's search in this process,
+    so worker processes find it cached instead of compiling it each."""
+    engine = _engine(config)
+    state = engine.kernel.new_state(config.rules)
+    engine.searcher.search(state, engine.params, algorithm=config.search.algorithm, depth=1)
+
+
+# -- driver side ------------------------------------------------------------
+class MatchRunner:
+    """Plays pairs in ``jobs`` worker processes (``jobs == 1``: in this process).
+
+    Keep one runner for many matches (a tuning study): the workers and their
+    compiled engines are reused. Use as a context manager.
+    """
+
+    def __init__(self, jobs: int = 1) -> None:
+        if jobs < 1:
+            raise HeurtuneError(f"jobs must be at least 1, got {jobs}")
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> MatchRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            ctx = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+        return self._pool
+
+    def iter_pairs(
+        self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None
+    ) -> Iterator[PairResult]:
+        """Yield pair results as they finish. Closing the iterator early (a pruned
+        trial) cancels the pairs not started yet."""
+        ops = list(openings) if openings is not None else spec.openings()
+        warm_up(spec.a)
+        warm_up(spec.b)
+        if self.jobs == 1:
+            for i, op in enumerate(ops):
+                yield _pair_task(spec.a, spec.b, i, op, spec.seed)
+            return
+        pool = self._executor()
+        pending: set[Future[PairResult]] = {
+            pool.submit(_pair_task, spec.a, spec.b, i, op, spec.seed) for i, op in enumerate(ops)
+        }
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in sorted(done, key=lambda f: f.result().index):
+                    yield fut.result()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+    def run(
+        self, spec: MatchSpec, on_pair: Callable[[PairResult], None] | None = None
+    ) -> MatchResult:
+        """Play the whole match; ``on_pair`` is called as each pair finishes."""
+        result = MatchResult(spec)
+        for pair in self.iter_pairs(spec):
+            result.pairs.append(pair)
+            if on_pair is not None:
+                on_pair(pair)
+        result.pairs.sort(key=lambda p: p.index)
+        return result
+
+
+def pair_scores_array(pairs: Sequence[PairResult]) -> np.ndarray:
+    return np.array([p.score for p in pairs], dtype=np.float64)

@@ -1,0 +1,109 @@
+"""Match statistics: score, its confidence interval, and Elo.
+
+A match is played in *pairs* (one opening, colours swapped), so the unit of
+independent evidence is the pair, not the game: the two games of a pair share
+an opening and are correlated. The interval is therefore a normal
+approximation over pair scores (the "pentanomial" model that engine testers
+use); it falls back to a Wilson interval over games when the pair scores have
+no spread yet (for example all pairs drawn), where the normal model would
+claim a zero-width interval.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Sequence
+
+
+def z_value(confidence: float = 0.95) -> float:
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def wilson(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a proportion observed over ``n`` trials."""
+    if n <= 0:
+        return 0.0, 1.0
+    z = z_value(confidence)
+    denom = 1.0 + z * z / n
+    centre = (score + z * z / (2 * n)) / denom
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def score_interval(
+    pair_scores: Sequence[float], confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """(score, low, high) from per-pair scores in [0, 1]."""
+    n = len(pair_scores)
+    if n == 0:
+        return 0.5, 0.0, 1.0
+    mean = sum(pair_scores) / n
+    var = sum((x - mean) ** 2 for x in pair_scores) / (n - 1) if n > 1 else 0.0
+    if var <= 0.0:
+        lo, hi = wilson(mean, 2 * n, confidence)
+        return mean, lo, hi
+    half = z_value(confidence) * math.sqrt(var / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def elo(score: float, games: int) -> float:
+    """Elo difference for a score; clamped half a game from 0 and 1 to stay finite."""
+    eps = 0.5 / max(games, 1)
+    s = min(max(score, eps), 1.0 - eps)
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+@dataclass(frozen=True)
+class MatchStats:
+    """Wins, draws and losses of the first engine, with derived figures."""
+
+    wins: int
+    draws: int
+    losses: int
+    pair_scores: tuple[float, ...]
+    confidence: float = 0.95
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+
+    @property
+    def score_ci(self) -> tuple[float, float]:
+        _, lo, hi = score_interval(self.pair_scores, self.confidence)
+        return lo, hi
+
+    @property
+    def elo(self) -> float:
+        return elo(self.score, self.games)
+
+    @property
+    def elo_ci(self) -> tuple[float, float]:
+        lo, hi = self.score_ci
+        return elo(lo, self.games), elo(hi, self.games)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "games": self.games,
+            "score": self.score,
+            "score_ci": list(self.score_ci),
+            "elo": self.elo,
+            "elo_ci": list(self.elo_ci),
+        }
+
+    def summary(self) -> str:
+        lo, hi = self.score_ci
+        elo_lo, elo_hi = self.elo_ci
+        return (
+            f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games)  "
+            f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
+            f"Elo {self.elo:+.1f} [{elo_lo:+.1f}, {elo_hi:+.1f}]"
+        )
