@@ -1,0 +1,5 @@
+import sys
+
+from heurtune.cli import main
+
+sys.exit(main())

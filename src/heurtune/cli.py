@@ -1,0 +1,249 @@
+"""The ``heurtune`` command line: parse, call, print.
+
+Every user error ends as one line ``heurtune: error: ...`` on stderr and exit
+code 2; an interrupted run exits 130 (finished trials are already stored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, NoReturn, Sequence
+
+from heurtune import __version__
+from heurtune.errors import HeurtuneError
+
+DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"heurtune: error: {message} (see {self.prog} --help)\n")
+
+
+def _rules(items: Sequence[str] | None) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise HeurtuneError(f"--rule expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _progress(total: int, desc: str) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="pair", file=sys.stderr, disable=None, leave=False)
+
+
+# -- commands ------------------------------------------------------------------
+def cmd_perft(args: argparse.Namespace) -> int:
+    from heurtune.games import get_game
+    from heurtune.games.perft import perft
+
+    if args.depth < 0:
+        raise HeurtuneError("depth must be non-negative")
+    kernel = get_game(args.game)
+    state = kernel.new_state(_rules(args.rule))
+    print(perft(kernel, args.depth, state))
+    return 0
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from heurtune.engine.config import resolve_engine
+    from heurtune.match.runner import MatchRunner, MatchSpec
+
+    a, b = resolve_engine(args.a), resolve_engine(args.b)
+    if args.rule:
+        rules = {**a.rules, **_rules(args.rule)}
+        a, b = replace(a, rules=rules), replace(b, rules=rules)
+    if args.jobs < 1:
+        raise HeurtuneError("--jobs must be at least 1")
+    spec = MatchSpec(a, b, args.pairs, args.seed, args.opening_plies)
+    bar = _progress(args.pairs, f"{a.label} vs {b.label}")
+    with MatchRunner(args.jobs) as runner:
+        result = runner.run(spec, on_pair=lambda _p: bar.update(1))
+    bar.close()
+    stats = result.stats
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}")
+        print(stats.summary())
+    return 0
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from heurtune.tuning.studyfile import load_study_file
+    from heurtune.tuning.tune import tune
+
+    sf = load_study_file(args.study_file)
+    target = args.trials if args.trials is not None else sf.trials
+    bar = tqdm(total=target, desc=f"study {args.study_name or sf.name}", unit="trial",
+               file=sys.stderr, disable=None)
+
+    def on_trial(t: Any) -> None:
+        bar.update(1)
+        ci = t.user_attrs.get("score_ci", [0, 0])
+        score = t.user_attrs.get("score")  # a pruned trial's value is its last report
+        value = f"{score:.3f}" if score is not None else "-"
+        state = t.state.name.lower()
+        bar.write(
+            f"trial {t.number:>3} {state:<8} score {value} [{ci[0]:.3f}, {ci[1]:.3f}] "
+            f"over {t.user_attrs.get('games', 0)} games  "
+            + " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in t.params.items()),
+            file=sys.stderr,
+        )
+
+    summary = tune(
+        sf, storage_url=args.storage, study_name=args.study_name, trials=args.trials,
+        jobs=args.jobs, on_trial=on_trial,
+    )
+    bar.close()
+    if summary.ran == 0:
+        print(f"study {summary.study_name!r} already has {summary.finished} finished trials")
+    print(
+        f"study {summary.study_name!r} in {summary.storage}: {summary.finished} finished trials, "
+        f"best trial {summary.best_number} with {sf.objective_name} = "
+        f"{summary.best_value:.3f}" if summary.best_value is not None
+        else f"study {summary.study_name!r}: no completed trial yet"
+    )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from heurtune.tuning.export import export_best
+
+    path = export_best(args.storage, args.study_name, args.out)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    import optuna_dashboard
+
+    from heurtune.tuning.storage import open_storage
+
+    storage = open_storage(args.storage, create=False)
+    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage} (Ctrl-C stops)")
+    optuna_dashboard.run_server(storage, host=args.host, port=args.port)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from heurtune.engine.bench import bench
+
+    result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(
+            f"{result.game} {result.heuristic} {result.algorithm} depth {result.depth}: "
+            f"{result.positions} positions, {result.nodes} nodes in {result.seconds:.3f} s = "
+            f"{result.nodes_per_second:,.0f} nodes/s"
+        )
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from heurtune.engine.config import presets
+    from heurtune.engine.heuristic import heuristics
+    from heurtune.games import game_names, get_game
+
+    for game in [args.game] if args.game else game_names():
+        kernel = get_game(game)
+        print(f"{game}: {kernel.description}")
+        print("  rules: " + ", ".join(f"{r.name}={r.default}" for r in kernel.rules))
+        for name, h in heuristics(game).items():
+            print(f"  heuristic {name}: {h.description}")
+            for row in h.space.describe():
+                print(f"    {row['name']:<22} default {row['default']:<6} "
+                      f"[{row.get('low')}, {row.get('high')}]  {row['help']}")
+        for name, data in presets(game).items():
+            print(f"  preset {game}:{name}: {data.get('description', '')}")
+    return 0
+
+
+# -- parser ---------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="heurtune", description="Tune game-AI heuristics by self-play with Optuna.")
+    p.add_argument("--version", action="version", version=f"heurtune {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("perft", help="count move sequences from the start position")
+    s.add_argument("game")
+    s.add_argument("depth", type=int)
+    s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+    s.set_defaults(func=cmd_perft)
+
+    s = sub.add_parser("match", help="paired match between two engines")
+    s.add_argument("a", help="preset GAME:NAME or engine configuration .toml")
+    s.add_argument("b", help="preset GAME:NAME or engine configuration .toml")
+    s.add_argument("--pairs", type=int, required=True, help="openings, each played twice")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--jobs", type=int, default=1, help="worker processes")
+    s.add_argument("--opening-plies", type=int, default=None)
+    s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_match)
+
+    s = sub.add_parser("tune", help="create or resume an Optuna study from a study file")
+    s.add_argument("study_file")
+    s.add_argument("--trials", type=int, default=None, help="total finished trials to reach")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--study-name", default=None)
+    s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
+    s.set_defaults(func=cmd_tune)
+
+    s = sub.add_parser("export", help="write a study's best trial as an engine configuration")
+    s.add_argument("study_name")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml")
+    s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("dashboard", help="optuna-dashboard for a storage")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8080)
+    s.set_defaults(func=cmd_dashboard)
+
+    s = sub.add_parser("bench", help="search speed on fixed positions")
+    s.add_argument("game")
+    s.add_argument("--heuristic", default="seed")
+    s.add_argument("--algorithm", default="alphabeta", choices=["alphabeta", "minimax"])
+    s.add_argument("--depth", type=int, default=6)
+    s.add_argument("--positions", type=int, default=8)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_bench)
+
+    s = sub.add_parser("list", help="games, heuristics, parameter spaces and presets")
+    s.add_argument("game", nargs="?")
+    s.set_defaults(func=cmd_list)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
+    warnings.filterwarnings("ignore", message=r".*is experimental.*")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HeurtuneError as exc:
+        print(f"heurtune: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("heurtune: interrupted (finished trials are stored; rerun to resume)",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

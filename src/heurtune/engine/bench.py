@@ -1,0 +1,78 @@
+"""``heurtune bench``: search speed on a fixed, seeded set of positions."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from heurtune.engine.heuristic import get_heuristic
+from heurtune.engine.search import Searcher
+from heurtune.games import ONGOING, GameKernel, get_game
+
+
+def bench_positions(kernel: GameKernel, count: int = 8, seed: int = 2024) -> list[np.ndarray]:
+    """``count`` positions from seeded random playouts, spread over the game's phases."""
+    rng = np.random.default_rng(seed)
+    buf = np.empty(kernel.max_moves, dtype=np.int64)
+    out: list[np.ndarray] = []
+    target_plies = [int(x) for x in np.linspace(0, 40, count)]
+    for plies in target_plies:
+        while True:
+            state = kernel.new_state()
+            ok = True
+            for _ in range(plies):
+                if kernel.outcome(state) != ONGOING:
+                    ok = False
+                    break
+                n = kernel.gen_moves(state, buf)
+                kernel.make_move(state, int(buf[rng.integers(n)]))
+            if ok and kernel.outcome(state) == ONGOING:
+                out.append(state)
+                break
+    return out
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    game: str
+    heuristic: str
+    algorithm: str
+    depth: int
+    positions: int
+    nodes: int
+    seconds: float
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "game": self.game, "heuristic": self.heuristic, "algorithm": self.algorithm,
+            "depth": self.depth, "positions": self.positions, "nodes": self.nodes,
+            "seconds": self.seconds, "nodes_per_second": self.nodes_per_second,
+        }
+
+
+def bench(
+    game: str, heuristic: str = "seed", depth: int = 6, algorithm: str = "alphabeta",
+    positions: int = 8, seed: int = 2024,
+) -> BenchResult:
+    """Search every bench position to ``depth`` with an empty table; time only the searches."""
+    kernel = get_game(game)
+    h = get_heuristic(game, heuristic)
+    searcher = Searcher(kernel, h, tt_bits=20)
+    params = h.space.to_array({})
+    states = bench_positions(kernel, positions, seed)
+    searcher.search(states[0].copy(), params, algorithm=algorithm, depth=1)  # compile / load
+    nodes = 0
+    seconds = 0.0
+    for state in states:
+        searcher.clear()
+        t0 = time.perf_counter()
+        r = searcher.search(state, params, algorithm=algorithm, depth=depth, seed=seed)
+        seconds += time.perf_counter() - t0
+        nodes += r.nodes
+    return BenchResult(game, heuristic, algorithm, depth, len(states), nodes, seconds)

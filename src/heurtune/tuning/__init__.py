@@ -1,0 +1,1 @@
+"""Everything that touches Optuna: study files, storage, the objective, export."""

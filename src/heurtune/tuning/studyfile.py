@@ -1,0 +1,202 @@
+"""Study files: what to tune, against whom, with how much evidence per trial.
+
+Example (``studies/morris.toml``)::
+
+    [study]
+    name = "morris"           # default study name in the storage
+    game = "morris"
+    opponent = "morris:seed"  # preset or engine configuration file
+    trials = 12               # total finished trials the study should reach
+    pairs = 8                 # opening pairs (2 games each) per trial
+    seed = 42                 # openings, sampler and tie-breaks
+    sampler = "tpe"           # tpe | random | qmc
+    jobs = 2                  # worker processes per match
+    # opening_plies = 4       # default: the game's
+
+    [engine]                  # the engine being tuned
+    heuristic = "seed"
+    [engine.search]
+    algorithm = "alphabeta"
+    depth = 3
+    # [engine.rules]          # rule options, shared with the opponent
+
+    [params]                  # optional: narrow bounds or pin values
+    stash = { low = 0.0, high = 5.0 }
+    stones = 1.0              # fixed: not searched
+
+    [pruner]                  # wilcoxon (default) | median | none
+    kind = "wilcoxon"
+    p_threshold = 0.1
+    n_startup_steps = 4
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from heurtune.engine.config import EngineConfig, SearchSettings, resolve_engine
+from heurtune.engine.params import ParamSpace
+from heurtune.errors import HeurtuneError
+from heurtune.games import get_game
+from heurtune.tomlio import read_toml
+
+SAMPLERS = ("tpe", "random", "qmc")
+PRUNERS = ("wilcoxon", "median", "none")
+
+_SECTIONS = {"study", "engine", "params", "pruner"}
+_STUDY_KEYS = {
+    "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
+}
+_ENGINE_KEYS = {"heuristic", "search", "rules"}
+_PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps"}
+
+
+@dataclass(frozen=True)
+class PrunerSpec:
+    kind: str = "wilcoxon"
+    p_threshold: float = 0.1
+    n_startup_steps: int = 4
+    n_warmup_steps: int = 4
+
+
+@dataclass(frozen=True)
+class StudyFile:
+    """A validated study file."""
+
+    path: str
+    name: str
+    base: EngineConfig
+    space: ParamSpace
+    opponent: EngineConfig
+    opponent_spec: str
+    trials: int
+    pairs: int
+    seed: int
+    sampler: str
+    jobs: int
+    opening_plies: int
+    pruner: PrunerSpec = field(default_factory=PrunerSpec)
+
+    @property
+    def objective_name(self) -> str:
+        return f"score vs {self.opponent.label}"
+
+    def setup(self) -> dict[str, Any]:
+        """What a resumed study must agree on (stored in the study's user attributes)."""
+        return {
+            "engine": self.base.to_dict(),
+            "opponent": self.opponent.to_dict(),
+            "opponent_spec": self.opponent_spec,
+            "pairs": self.pairs,
+            "seed": self.seed,
+            "opening_plies": self.opening_plies,
+        }
+
+
+def _need(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in table:
+        raise HeurtuneError(f"{where}: missing {key!r}")
+    return _typed(table[key], kind, f"{where}: {key}")
+
+
+def _typed(value: Any, kind: type, what: str) -> Any:
+    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    if not ok:
+        raise HeurtuneError(f"{what} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _table(data: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, Mapping):
+        raise HeurtuneError(f"{where}: [{key}] must be a table")
+    return value
+
+
+def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    unknown = set(table) - allowed
+    if unknown:
+        raise HeurtuneError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})")
+
+
+def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
+    """Parse and validate a study file; every error names the file."""
+    where = str(path)
+    data = read_toml(path)
+    _check_keys(data, _SECTIONS, where)
+    study = _table(data, "study", where)
+    if not study:
+        raise HeurtuneError(f"{where}: missing [study] table")
+    _check_keys(study, _STUDY_KEYS, f"{where} [study]")
+    w = f"{where} [study]"
+    game = _need(study, "game", str, w)
+    kernel = get_game(game)
+    engine = _table(data, "engine", where)
+    _check_keys(engine, _ENGINE_KEYS, f"{where} [engine]")
+    heuristic = _need(engine, "heuristic", str, f"{where} [engine]")
+    try:
+        search = SearchSettings.from_dict(_table(engine, "search", f"{where} [engine]"))
+        base = EngineConfig(
+            game=game,
+            heuristic=heuristic,
+            search=search,
+            rules=dict(_table(engine, "rules", f"{where} [engine]")),
+            name="tuned",
+        )
+        space = base.heuristic_obj.space.narrowed(_table(data, "params", where))
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{where}: {exc}") from None
+    base = base.with_params(space.defaults())
+    opponent_spec = _typed(study.get("opponent", f"{game}:seed"), str, f"{w}: opponent")
+    if opponent_spec.endswith(".toml") and not os.path.isabs(opponent_spec):
+        candidate = Path(path).parent / opponent_spec
+        if candidate.is_file() and not Path(opponent_spec).is_file():
+            opponent_spec = str(candidate)
+    try:
+        opponent = resolve_engine(opponent_spec)
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{w}: opponent: {exc}") from None
+    if opponent.game != game:
+        raise HeurtuneError(f"{w}: opponent {opponent.label} plays {opponent.game}, not {game}")
+    if dict(opponent.rules) != dict(base.rules):
+        raise HeurtuneError(f"{w}: the opponent and [engine.rules] disagree on the rules")
+    trials = _typed(study.get("trials", 20), int, f"{w}: trials")
+    pairs = _typed(study.get("pairs", 8), int, f"{w}: pairs")
+    jobs = _typed(study.get("jobs", 1), int, f"{w}: jobs")
+    plies = _typed(study.get("opening_plies", kernel.opening_plies), int, f"{w}: opening_plies")
+    for key, value, low in (("trials", trials, 1), ("pairs", pairs, 1), ("jobs", jobs, 1),
+                            ("opening_plies", plies, 0)):
+        if value < low:
+            raise HeurtuneError(f"{w}: {key} must be at least {low}, got {value}")
+    sampler = _typed(study.get("sampler", "tpe"), str, f"{w}: sampler")
+    if sampler not in SAMPLERS:
+        raise HeurtuneError(f"{w}: unknown sampler {sampler!r} (known: {', '.join(SAMPLERS)})")
+    pr = _table(data, "pruner", where)
+    _check_keys(pr, _PRUNER_KEYS, f"{where} [pruner]")
+    kind = _typed(pr.get("kind", "wilcoxon"), str, f"{where} [pruner]: kind")
+    if kind not in PRUNERS:
+        raise HeurtuneError(f"{where} [pruner]: unknown kind {kind!r} (known: {', '.join(PRUNERS)})")
+    pruner = PrunerSpec(
+        kind=kind,
+        p_threshold=_typed(pr.get("p_threshold", 0.1), float, f"{where} [pruner]: p_threshold"),
+        n_startup_steps=_typed(pr.get("n_startup_steps", 4), int, f"{where} [pruner]: n_startup_steps"),
+        n_warmup_steps=_typed(pr.get("n_warmup_steps", 4), int, f"{where} [pruner]: n_warmup_steps"),
+    )
+    if not 0.0 <= pruner.p_threshold <= 1.0:
+        raise HeurtuneError(f"{where} [pruner]: p_threshold must be in [0, 1]")
+    if pruner.n_startup_steps < 0 or pruner.n_warmup_steps < 0:
+        raise HeurtuneError(f"{where} [pruner]: step counts must be non-negative")
+    name = _typed(study.get("name", Path(path).stem), str, f"{w}: name")
+    if not name.strip():
+        raise HeurtuneError(f"{w}: name must not be empty")
+    return StudyFile(
+        path=where, name=name, base=base, space=space, opponent=opponent,
+        opponent_spec=opponent_spec, trials=trials, pairs=pairs,
+        seed=_typed(study.get("seed", 0), int, f"{w}: seed"), sampler=sampler, jobs=jobs,
+        opening_plies=plies, pruner=pruner,
+    )
