@@ -88,9 +88,15 @@ def play_pair(
     opening: Sequence[int],
     seed: int,
 ) -> PairResult:
-    """A plays first from ``opening``, then B does."""
-    g0 = play_game(kernel, rules, (a, b), opening, mix_seed(seed, index, 0))
-    g1 = play_game(kernel, rules, (b, a), opening, mix_seed(seed, index, 1))
+    """A plays first from ``opening``, then B does.
+
+    Both games use the same tie-break seeds, so the pair differs only by who
+    plays which colour: two identical engines score exactly 0.5 per pair, and
+    what remains of a pair's score is the engines' difference.
+    """
+    game_seed = mix_seed(seed, index)
+    g0 = play_game(kernel, rules, (a, b), opening, game_seed)
+    g1 = play_game(kernel, rules, (b, a), opening, game_seed)
     return PairResult(
         index, tuple(opening), (g0.first_score, 1.0 - g1.first_score),
         (len(g0.moves), len(g1.moves)),

@@ -1,0 +1,80 @@
+"""The command line: outputs, and one clear line plus exit 2 for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from heurtune.cli import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_perft_morris_4(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert run(capsys, "perft", "morris", "4") == (0, "255024\n", "")
+
+
+def test_console_script_perft() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "heurtune", "perft", "morris", "3"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == "12144\n"
+
+
+def test_match_json(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "match", "morris:seed-ab", "morris:seed", "--pairs", "2",
+                       "--seed", "1", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["games"] == 4
+    for key in ("wins", "draws", "losses", "games", "score", "score_ci", "elo", "elo_ci"):
+        assert key in data
+
+
+def test_match_text(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "match", "morris:ab", "morris:seed", "--pairs", "2")
+    assert code == 0 and "score" in out and "Elo" in out
+
+
+def test_bench_json(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "bench", "morris", "--depth", "3", "--positions", "2", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["nodes"] > 0 and data["nodes_per_second"] > 0
+
+
+def test_list(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "possible_mills" in out and "morris:seed" in out
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["perft", "chess", "2"], "unknown game 'chess'"),
+        (["perft", "morris", "x"], "invalid int value"),
+        (["perft", "morris", "2", "--rule", "gravity=1"], "unknown rule 'gravity'"),
+        (["match", "morris:nope", "morris:seed", "--pairs", "1"], "unknown preset 'morris:nope'"),
+        (["match", "missing.toml", "morris:seed", "--pairs", "1"], "missing.toml: no such file"),
+        (["match", "morris:seed", "morris:seed", "--pairs", "0"], "pairs must be at least 1"),
+        (["tune", "missing.toml"], "missing.toml: no such file"),
+        (["bench", "chess"], "unknown game 'chess'"),
+        (["bench", "morris", "--heuristic", "nope"], "unknown heuristic 'nope'"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:  # type: ignore[no-untyped-def]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("heurtune: error: ")
+    assert message in err

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from heurtune.match.stats import MatchStats, elo, score_interval, wilson
+
+
+def test_score_counts_draws_half() -> None:
+    s = MatchStats(wins=6, draws=2, losses=2, pair_scores=(1, 0.75, 0.5, 0.5, 0.25))
+    assert s.games == 10 and s.score == 0.7
+
+
+def test_interval_is_the_normal_interval_over_pairs() -> None:
+    pairs = [1.0, 0.5, 0.5, 0.0, 1.0, 0.75, 0.25, 0.5]
+    mean, lo, hi = score_interval(pairs)
+    n = len(pairs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in pairs) / (n - 1))
+    assert mean == pytest.approx(0.5625)
+    assert hi - mean == pytest.approx(1.959964 * sd / math.sqrt(n), rel=1e-5)
+    assert mean - lo == pytest.approx(hi - mean)
+
+
+def test_zero_spread_falls_back_to_wilson() -> None:
+    mean, lo, hi = score_interval([0.5] * 10)
+    assert mean == 0.5 and (lo, hi) == pytest.approx(wilson(0.5, 20))
+    assert lo < 0.5 < hi
+
+
+def test_elo() -> None:
+    assert elo(0.5, 100) == 0.0
+    assert elo(0.75, 100) == pytest.approx(190.85, abs=0.01)
+    assert elo(0.25, 100) == pytest.approx(-190.85, abs=0.01)
+    assert math.isfinite(elo(1.0, 10)) and elo(1.0, 10) > 500
+
+
+def test_to_dict_keys() -> None:
+    d = MatchStats(3, 1, 0, (1.0, 0.75)).to_dict()
+    assert set(d) == {"wins", "draws", "losses", "games", "score", "score_ci", "elo", "elo_ci"}
