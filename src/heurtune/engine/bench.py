@@ -15,7 +15,6 @@ from heurtune.games import ONGOING, GameKernel, get_game
 def bench_positions(kernel: GameKernel, count: int = 8, seed: int = 2024) -> list[np.ndarray]:
     """``count`` positions from seeded random playouts, spread over the game's phases."""
     rng = np.random.default_rng(seed)
-    buf = np.empty(kernel.max_moves, dtype=np.int64)
     out: list[np.ndarray] = []
     target_plies = [int(x) for x in np.linspace(0, 40, count)]
     for plies in target_plies:
@@ -26,8 +25,8 @@ def bench_positions(kernel: GameKernel, count: int = 8, seed: int = 2024) -> lis
                 if kernel.outcome(state) != ONGOING:
                     ok = False
                     break
-                n = kernel.gen_moves(state, buf)
-                kernel.make_move(state, int(buf[rng.integers(n)]))
+                moves = kernel.legal_moves(state)
+                kernel.make_move(state, moves[int(rng.integers(len(moves)))])
             if ok and kernel.outcome(state) == ONGOING:
                 out.append(state)
                 break

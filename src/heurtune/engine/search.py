@@ -28,9 +28,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import carray
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.games.base import ONGOING, GameKernel, source_digest
+from heurtune.games.bits import data_pointer
 from heurtune.games.specialise import specialise
 
 WIN_SCORE = 1.0e9
@@ -39,6 +41,7 @@ MATE_ZONE = WIN_SCORE - 10 * MAX_PLY
 INF = 1.0e18
 
 EXACT, LOWER, UPPER = 0, 1, 2
+SORTED_PICKS = 4
 
 # ctx slots (int64 array shared with Python: a timer thread may set C_STOP)
 C_NODES, C_LIMIT, C_STOP, C_ABORT, C_ARMED = 0, 1, 2, 3, 4
@@ -92,13 +95,12 @@ def _minimax(state, params, depth, ply, moves, tt_key, tt_val, tt_info, ctx):  #
     slot = h & (tt_key.shape[0] - 1)
     if tt_key[slot] == h and tt_info[slot] == depth:
         return _from_tt(tt_val[slot], ply)
-    row = moves[ply]
-    n = gen_moves(state, row)  # noqa: F821
+    n = gen_moves(state, moves, ply)  # noqa: F821
     best = -INF
     for i in range(n):
-        make_move(state, row[i])  # noqa: F821
+        make_move(state, moves[ply, i])  # noqa: F821
         v = -_minimax(state, params, depth - 1, ply + 1, moves, tt_key, tt_val, tt_info, ctx)
-        unmake_move(state, row[i])  # noqa: F821
+        unmake_move(state, moves[ply, i])  # noqa: F821
         if v > best:
             best = v
     tt_key[slot] = h
@@ -136,33 +138,34 @@ def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt_key, tt
             flag = info & 3
             if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
                 return v
-    row = moves[ply]
-    sc = scores[ply]
-    n = gen_moves(state, row)  # noqa: F821
+    # rows of the 2-D buffers are indexed in place: an array view per node
+    # would cost two atomic reference-count updates
+    n = gen_moves(state, moves, ply)  # noqa: F821
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
     for i in range(n):
-        m = row[i]
+        m = moves[ply, i]
         if m == tt_move:
-            sc[i] = 1 << 62
+            scores[ply, i] = 1 << 62
         elif m == k0:
-            sc[i] = 1 << 61
+            scores[ply, i] = 1 << 61
         elif m == k1:
-            sc[i] = 1 << 60
+            scores[ply, i] = 1 << 60
         else:
-            sc[i] = history[_history_index(m)]
+            scores[ply, i] = history[_history_index(m)]
     alpha0 = alpha
     best = -INF
-    best_move = row[0]
+    best_move = moves[ply, 0]
     for i in range(n):
-        j = i
-        for t in range(i + 1, n):
-            if sc[t] > sc[j]:
-                j = t
-        if j != i:
-            row[i], row[j] = row[j], row[i]
-            sc[i], sc[j] = sc[j], sc[i]
-        m = row[i]
+        if i < SORTED_PICKS:  # selection sort for the first picks only: a node that
+            j = i             # has not cut off by then visits all moves anyway
+            for t in range(i + 1, n):
+                if scores[ply, t] > scores[ply, j]:
+                    j = t
+            if j != i:
+                moves[ply, i], moves[ply, j] = moves[ply, j], moves[ply, i]
+                scores[ply, i], scores[ply, j] = scores[ply, j], scores[ply, i]
+        m = moves[ply, i]
         make_move(state, m)  # noqa: F821
         v = -_alphabeta(state, params, depth - 1, ply + 1, -beta, -alpha, moves, scores,
                         tt_key, tt_val, tt_info, killers, history, ctx)
@@ -191,8 +194,31 @@ def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt_key, tt
     return best
 
 
+def _unmanaged_i8(a):  # type: ignore[no-untyped-def]
+    return carray(data_pointer(a), a.shape, np.int64)
+
+
+def _unmanaged_f8(a):  # type: ignore[no-untyped-def]
+    return carray(data_pointer(a), a.shape, np.float64)
+
+
 def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt_key, tt_val, tt_info, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
-    """Pick a move. ``out`` receives (move, value, depth reached, moves at root)."""
+    """Pick a move. ``out`` receives (move, value, depth reached, moves at root).
+
+    The buffers are re-viewed without reference counts before the recursion:
+    numba would otherwise increment and decrement every array argument
+    atomically at every node, which cost more than half the search time. The
+    caller's arrays stay alive for the whole call, so the views are safe.
+    """
+    return _search_root_unmanaged(
+        _unmanaged_i8(state), _unmanaged_f8(params), algorithm, max_depth, seed,
+        _unmanaged_i8(moves), _unmanaged_i8(scores), _unmanaged_i8(tt_key),
+        _unmanaged_f8(tt_val), _unmanaged_i8(tt_info), _unmanaged_i8(killers),
+        _unmanaged_i8(history), _unmanaged_i8(ctx), out,
+    )
+
+
+def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, scores, tt_key, tt_val, tt_info, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
     # Recursive calls must see exactly one signature: a literal ``1`` here would
     # compile a second (Literal[int]) variant, and numba's on-disk cache crashes
     # on reload when a recursive function has mismatched variants (numba #6713).
@@ -201,8 +227,8 @@ def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt_ke
     rng[0] = seed * 2 + 1
     for _ in range(4):
         _rand(rng)
-    root = np.empty(moves.shape[1], dtype=np.int64)
-    n = gen_moves(state, root)  # noqa: F821
+    n = gen_moves(state, moves, 0)  # noqa: F821
+    root = moves[0, :n].copy()  # row 0 is never used below the root
     out[3] = n
     # seeded shuffle: ties go to the earliest move in this order
     for i in range(n - 1, 0, -1):
@@ -272,7 +298,8 @@ def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt_ke
 
 
 _TEMPLATES = [
-    _to_tt, _from_tt, _decided, _rand, _history_index, _minimax, _alphabeta, _search_root,
+    _to_tt, _from_tt, _decided, _rand, _history_index, _minimax, _alphabeta,
+    _unmanaged_i8, _unmanaged_f8, _search_root_unmanaged, _search_root,
 ]
 
 ALGORITHMS = ("minimax", "alphabeta")

@@ -4,8 +4,11 @@ A position is one flat ``int64`` numpy array; a move is one ``int64``. The
 kernel functions are numba dispatchers compiled with ``nogil=True`` so that a
 search built on them never holds the GIL:
 
-``gen_moves(state, out) -> n``
-    writes the legal moves of the side to move into ``out[:n]``.
+``gen_moves(state, out, row) -> n``
+    writes the legal moves of the side to move into ``out[row, :n]`` (a row of
+    a 2-D buffer: the search keeps one row per ply and never has to create an
+    array view, whose reference counting would cost more than the move
+    generation itself).
 ``make_move(state, move)`` / ``unmake_move(state, move)``
     play and take back a move in place (the kernel keeps its own undo stack
     inside ``state``).
@@ -97,9 +100,9 @@ class GameKernel:
     # -- convenience wrappers (not for hot paths) --------------------------
     def legal_moves(self, state: np.ndarray) -> list[int]:
         """Legal moves of the side to move, in generation order."""
-        buf = np.empty(self.max_moves, dtype=np.int64)
-        n = self.gen_moves(state, buf)
-        return [int(m) for m in buf[:n]]
+        buf = np.empty((1, self.max_moves), dtype=np.int64)
+        n = self.gen_moves(state, buf, 0)
+        return [int(m) for m in buf[0, :n]]
 
     def parse_move(self, state: np.ndarray, text: str) -> int:
         """The legal move whose notation is ``text``."""

@@ -106,7 +106,7 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
     return s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def mills_mask(bb: int) -> int:
     """Union of the complete mills of ``bb``."""
     out = 0
@@ -116,7 +116,7 @@ def mills_mask(bb: int) -> int:
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def closed_mills(bb: int, point: int) -> int:
     """Number of mills of ``bb`` that run through ``point`` (0, 1 or 2)."""
     k = 0
@@ -127,26 +127,26 @@ def closed_mills(bb: int, point: int) -> int:
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def removable(opp: int) -> int:
     """Opponent stones that may be removed: those outside mills, else all."""
     free = opp & ~mills_mask(opp)
     return free if free != 0 else opp
 
 
-@njit(cache=True, nogil=True)
-def _emit(out, n, frm, to, own_after, opp, double):  # type: ignore[no-untyped-def]
+@njit(cache=True, nogil=True, error_model="numpy")
+def _emit(out, row, n, frm, to, own_after, opp, double):  # type: ignore[no-untyped-def]
     base = frm | (to << 5)
     k = closed_mills(own_after, to)
     if k == 0 or opp == 0:
-        out[n] = base | (NONE << 10) | (NONE << 15)
+        out[row, n] = base | (NONE << 10) | (NONE << 15)
         return n + 1
     rem = removable(opp)
     if k == 1 or double == 0 or popcount(opp) == 1:
         while rem:
             r = lsb(rem)
             rem &= rem - 1
-            out[n] = base | (r << 10) | (NONE << 15)
+            out[row, n] = base | (r << 10) | (NONE << 15)
             n += 1
         return n
     # two mills closed, two removals: unordered pairs reachable in either order
@@ -162,18 +162,18 @@ def _emit(out, n, frm, to, own_after, opp, double):  # type: ignore[no-untyped-d
             code = base | (lo << 10) | (hi << 15)
             dup = False
             for i in range(start, n):
-                if out[i] == code:
+                if out[row, i] == code:
                     dup = True
                     break
             if not dup:
-                out[n] = code
+                out[row, n] = code
                 n += 1
     return n
 
 
-@njit(cache=True, nogil=True)
-def gen_moves(state, out):  # type: ignore[no-untyped-def]
-    """Write the legal moves of the side to move into ``out``; return their number."""
+@njit(cache=True, nogil=True, error_model="numpy")
+def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
+    """Write the legal moves of the side to move into ``out[row]``; return their number."""
     s = state[STM]
     own = state[BB + s]
     opp = state[BB + 1 - s]
@@ -185,7 +185,7 @@ def gen_moves(state, out):  # type: ignore[no-untyped-def]
         while e:
             to = lsb(e)
             e &= e - 1
-            n = _emit(out, n, NONE, to, own | (1 << to), opp, double)
+            n = _emit(out, row, n, NONE, to, own | (1 << to), opp, double)
         return n
     fly = state[R_FLY] != 0 and popcount(own) == 3
     src = own
@@ -196,11 +196,11 @@ def gen_moves(state, out):  # type: ignore[no-untyped-def]
         while dst:
             to = lsb(dst)
             dst &= dst - 1
-            n = _emit(out, n, frm, to, (own & ~(1 << frm)) | (1 << to), opp, double)
+            n = _emit(out, row, n, frm, to, (own & ~(1 << frm)) | (1 << to), opp, double)
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def make_move(state, move):  # type: ignore[no-untyped-def]
     """Play ``move`` in place."""
     s = state[STM]
@@ -236,7 +236,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
     state[PLY] = ply + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def unmake_move(state, move):  # type: ignore[no-untyped-def]
     """Take back ``move``, the last move played."""
     o = state[STM]
@@ -261,7 +261,7 @@ def unmake_move(state, move):  # type: ignore[no-untyped-def]
     state[QUIET] = state[HIST + 2 * ply + 1]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def has_moves(state) -> bool:  # type: ignore[no-untyped-def]
     """Whether the side to move has a legal move (cheaper than generating them)."""
     s = state[STM]
@@ -278,7 +278,7 @@ def has_moves(state) -> bool:  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def outcome(state) -> int:  # type: ignore[no-untyped-def]
     """ONGOING, or the result for the side to move."""
     s = state[STM]
@@ -304,17 +304,17 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
     return ONGOING
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def position_hash(state) -> int:  # type: ignore[no-untyped-def]
     return state[HASH]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def side_to_move(state) -> int:  # type: ignore[no-untyped-def]
     return state[STM]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def ply(state) -> int:  # type: ignore[no-untyped-def]
     return state[PLY]
 

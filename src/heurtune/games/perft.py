@@ -16,15 +16,14 @@ def _perft(state, depth, moves):  # type: ignore[no-untyped-def]
         return 1
     if outcome(state) != ONGOING:  # noqa: F821 - bound per game
         return 0
-    row = moves[depth]
-    n = gen_moves(state, row)  # noqa: F821
+    n = gen_moves(state, moves, depth)  # noqa: F821
     if depth == 1:
         return n
     total = 0
     for i in range(n):
-        make_move(state, row[i])  # noqa: F821
+        make_move(state, moves[depth, i])  # noqa: F821
         total += _perft(state, depth - 1, moves)
-        unmake_move(state, row[i])  # noqa: F821
+        unmake_move(state, moves[depth, i])  # noqa: F821
     return total
 
 

@@ -47,7 +47,7 @@ def specialise(
             copy.__qualname__ = f"{func.__name__}__{safe}"
             copy.__module__ = func.__module__
             copy.__doc__ = func.__doc__
-            dispatcher = njit(cache=True, nogil=True)(copy)
+            dispatcher = njit(cache=True, nogil=True, error_model="numpy")(copy)
             namespace[func.__name__] = dispatcher
             out[func.__name__] = dispatcher
         _CACHE[safe] = out

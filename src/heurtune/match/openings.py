@@ -21,7 +21,6 @@ def random_openings(
     rng = np.random.default_rng(seed)
     out: list[tuple[int, ...]] = []
     seen: set[int] = set()
-    buf = np.empty(kernel.max_moves, dtype=np.int64)
     attempts = 0
     while len(out) < count:
         attempts += 1
@@ -37,8 +36,8 @@ def random_openings(
             if kernel.outcome(state) != ONGOING:
                 ok = False
                 break
-            n = kernel.gen_moves(state, buf)
-            m = int(buf[rng.integers(n)])
+            legal = kernel.legal_moves(state)
+            m = legal[int(rng.integers(len(legal)))]
             kernel.make_move(state, m)
             moves.append(m)
         if not ok or kernel.outcome(state) != ONGOING:

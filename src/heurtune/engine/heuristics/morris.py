@@ -27,7 +27,7 @@ from heurtune.games.bits import lsb, popcount
 from heurtune.games.morris import ADJ, BB, FULL, MILLS, POINT_MILLS, STASH, STM
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _mills_and_pairs(own, opp):  # type: ignore[no-untyped-def]
     """Closed mills of ``own`` and its lines with two stones and one empty point."""
     closed = 0
@@ -41,12 +41,31 @@ def _mills_and_pairs(own, opp):  # type: ignore[no-untyped-def]
     return closed, pairs
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
+def _mill_counts(white, black):  # type: ignore[no-untyped-def]
+    """Closed mills and two-stone lines (third point empty) of both sides, in one pass."""
+    wm = wp = bm = bp = 0
+    for m in MILLS:
+        w = popcount(white & m)
+        b = popcount(black & m)
+        if b == 0:
+            if w == 3:
+                wm += 1
+            elif w == 2:
+                wp += 1
+        elif w == 0:
+            if b == 3:
+                bm += 1
+            elif b == 2:
+                bp += 1
+    return wm, wp, bm, bp
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def evaluate_seed(state, params):  # type: ignore[no-untyped-def]
     w_stones, w_stash, w_mills, w_pairs = params[0], params[1], params[2], params[3]
     white, black = state[BB], state[BB + 1]
-    wm, wp = _mills_and_pairs(white, black)
-    bm, bp = _mills_and_pairs(black, white)
+    wm, wp, bm, bp = _mill_counts(white, black)
     w = w_stones * popcount(white) + w_stash * state[STASH] + w_mills * wm + w_pairs * wp
     b = w_stones * popcount(black) + w_stash * state[STASH + 1] + w_mills * bm + w_pairs * bp
     maximum = 9.0 * max(w_stones, w_stash) + 4.0 * w_mills + 8.0 * w_pairs
@@ -65,7 +84,7 @@ SEED_SPACE = ParamSpace(
 )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _side_features(own, opp, empty):  # type: ignore[no-untyped-def]
     """(closed mills, two-stone lines, blocked stones, mobility, open mills, double mills)."""
     closed, pairs = _mills_and_pairs(own, opp)
@@ -109,7 +128,7 @@ def _side_features(own, opp, empty):  # type: ignore[no-untyped-def]
     return closed, pairs, blocked, mobility, open_mills, double
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def evaluate_phased(state, params):  # type: ignore[no-untyped-def]
     s = state[STM]
     own, opp = state[BB + s], state[BB + 1 - s]
