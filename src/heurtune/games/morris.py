@@ -292,14 +292,19 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
     quiet = state[QUIET]
     if quiet >= state[R_QUIET]:
         return DRAW
+    reps = state[R_REPS]
+    # a position recurs at the earliest 4 plies later (both sides move away and
+    # back), so its reps-th occurrence needs 4 * (reps - 1) quiet plies
+    if quiet < 4 * (reps - 1):
+        return ONGOING
     h = state[HASH]
     seen = 1
-    p = ply - 2
+    p = ply - 4
     while p >= ply - quiet:
         if state[HIST + 2 * p] == h:
             seen += 1
         p -= 2
-    if seen >= state[R_REPS]:
+    if seen >= reps:
         return DRAW
     return ONGOING
 

@@ -1,0 +1,129 @@
+"""Measure heurtune's search against the plain-Python baseline, in one run.
+
+    python benchmarks/run_benchmarks.py [--seed S] [--json FILE]
+
+Prints a Markdown table (paste it into docs/benchmarks.md) with:
+
+* alpha-beta and minimax nodes per second with the seed heuristic, one core,
+  on the fixed bench positions;
+* the plain-Python baseline (benchmarks/baseline_morris.py) on the same
+  positions, and the ratio;
+* match games per second for default matches, one process.
+
+Speed targets are ratios against the baseline measured in the same run, so a
+busy machine slows both sides alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import baseline_morris as base  # noqa: E402
+import numba  # noqa: E402
+
+from heurtune.engine.bench import bench, bench_positions  # noqa: E402
+from heurtune.engine.config import preset  # noqa: E402
+from heurtune.games import get_game  # noqa: E402
+from heurtune.games import morris as km  # noqa: E402
+from heurtune.match.runner import MatchRunner, MatchSpec  # noqa: E402
+
+
+def to_baseline(state):  # type: ignore[no-untyped-def]
+    board = tuple(
+        "w" if state[km.BB] >> i & 1 else "b" if state[km.BB + 1] >> i & 1 else None
+        for i in range(24)
+    )
+    player = "w" if state[km.STM] == 0 else "b"
+    return ((int(state[km.STASH]), int(state[km.STASH + 1])), board), player
+
+
+def baseline_nps(positions, limit: int, repeat: int = 3) -> tuple[int, float]:  # type: ignore[no-untyped-def]
+    """Like heurtune's bench: same node count every pass, fastest of ``repeat`` passes."""
+    best = float("inf")
+    nodes = 0
+    for _ in range(repeat):
+        nodes, seconds = 0, 0.0
+        for st in positions:
+            state, player = to_baseline(st)
+            engine = base.Minimax(limit=limit)
+            t0 = time.perf_counter()
+            engine.best_value(state, player)
+            seconds += time.perf_counter() - t0
+            nodes += engine.nodes
+        best = min(best, seconds)
+    return nodes, best
+
+
+def games_per_second(a: str, b: str, pairs: int, seed: int) -> tuple[int, float]:
+    spec = MatchSpec(preset(a), preset(b), pairs=pairs, seed=seed)
+    with MatchRunner(1) as runner:
+        runner.run(MatchSpec(spec.a, spec.b, pairs=1, seed=seed + 1))  # compile / load
+        t0 = time.perf_counter()
+        result = runner.run(spec)
+        seconds = time.perf_counter() - t0
+    return result.stats.games, seconds
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=2024)
+    ap.add_argument("--depth", type=int, default=7, help="alpha-beta depth")
+    ap.add_argument("--pairs", type=int, default=10, help="pairs per match figure")
+    ap.add_argument("--json", default=None, help="also write the figures as JSON")
+    args = ap.parse_args()
+
+    kernel = get_game("morris")
+    positions = bench_positions(kernel, 8, args.seed)
+    rows = []
+    ab = bench("morris", "seed", args.depth, "alphabeta", 8, args.seed)
+    mm = bench("morris", "seed", 4, "minimax", 8, args.seed)
+    b_nodes, b_sec = baseline_nps(positions, limit=2)  # the seed's Minimax(limit=2): 3 plies
+    b_nps = b_nodes / b_sec
+    rows.append(("alpha-beta, seed heuristic", f"depth {ab.depth}", ab.nodes, ab.seconds,
+                 ab.nodes_per_second, ab.nodes_per_second / b_nps))
+    rows.append(("minimax (memo), seed heuristic", "depth 4", mm.nodes, mm.seconds,
+                 mm.nodes_per_second, mm.nodes_per_second / b_nps))
+    rows.append(("plain-Python baseline (seed style)", "depth 3", b_nodes, b_sec, b_nps, 1.0))
+    matches = []
+    for a, b in (("morris:seed", "morris:seed"), ("morris:ab", "morris:seed")):
+        games, sec = games_per_second(a, b, args.pairs, args.seed)
+        matches.append((f"{a} vs {b}", games, sec, games / sec))
+
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.machine()}; "
+          f"Python {platform.python_version()}, numba {numba.__version__}")
+    print(f"command: python benchmarks/run_benchmarks.py --seed {args.seed} --depth {args.depth} "
+          f"--pairs {args.pairs}\n")
+    print("| search (one core, 8 fixed positions) | limit | nodes | seconds | nodes/s | x baseline |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, limit, nodes, sec, nps, ratio in rows:
+        print(f"| {name} | {limit} | {nodes:,} | {sec:.3f} | {nps:,.0f} | {ratio:,.0f} |")
+    print("\n| match (one process) | games | seconds | games/s |")
+    print("|---|---:|---:|---:|")
+    for name, games, sec, gps in matches:
+        print(f"| {name} | {games} | {sec:.2f} | {gps:.1f} |")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"search": rows, "matches": matches}, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
