@@ -38,7 +38,9 @@ def test_seed_heuristic_matches_the_seed_formula() -> None:
     rng = random.Random(3)
     for pos, state in _positions(300, 1):
         weights = {k: rng.choice([0.0, 0.5, 1.0, 2.0, 4.0, 7.5]) for k in h.space.names}
-        got = h.evaluate(state, h.space.to_array(weights))
+        side = 0 if pos.to_move == "W" else 1
+        got = h.evaluate(state, h.space.to_array(weights), side)
+        assert h.evaluate(state, h.space.to_array(weights), 1 - side) == -got
         assert got == pytest.approx(ref.heuristic_seed(pos, **weights), abs=1e-12)
         assert -1.0 < got < 1.0
 
@@ -48,15 +50,16 @@ def test_seed_heuristic_known_values() -> None:
     h = get_heuristic("morris", "seed")
     p = h.space.to_array({})
     state = K.new_state()
-    assert h.evaluate(state, p) == 0.0
+    assert h.evaluate(state, p, 0) == 0.0
     K.make_move(state, K.parse_move(state, "a1"))
     # white: 1 stone + 8 stash = 9, black: 0 + 9 = 9 -> 0 for both
-    assert h.evaluate(state, p) == 0.0
+    assert h.evaluate(state, p, 1) == 0.0
     K.make_move(state, K.parse_move(state, "g7"))
     K.make_move(state, K.parse_move(state, "d1"))
     # white has a possible mill a1-d1-(g1): +2, maximum = 9 + 16 + 16 = 41 -> 2/42 for white;
-    # black to move sees -2/42
-    assert h.evaluate(state, p) == pytest.approx(-2.0 / 42.0)
+    # black sees -2/42
+    assert h.evaluate(state, p, 1) == pytest.approx(-2.0 / 42.0)
+    assert h.evaluate(state, p, 0) == pytest.approx(2.0 / 42.0)
 
 
 def test_phased_defaults_play_exactly_like_seed() -> None:

@@ -216,9 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("bench", help="search speed on fixed positions")
     s.add_argument("game")
-    s.add_argument("--heuristic", default="seed")
+    s.add_argument("--heuristic", default=None, help="default: the game's (morris: seed)")
     s.add_argument("--algorithm", default="alphabeta", choices=["alphabeta", "minimax"])
-    s.add_argument("--depth", type=int, default=6)
+    s.add_argument("--depth", type=int, default=None, help="default: the game's (morris: 7)")
     s.add_argument("--positions", type=int, default=8)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_bench)

@@ -7,29 +7,37 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heurtune.engine.heuristic import get_heuristic
+from heurtune.engine.heuristic import get_heuristic, heuristics_module
 from heurtune.engine.search import Searcher
 from heurtune.games import ONGOING, GameKernel, get_game
 
 
-def bench_positions(kernel: GameKernel, count: int = 8, seed: int = 2024) -> list[np.ndarray]:
-    """``count`` positions from seeded random playouts, spread over the game's phases."""
+def _playout(kernel: GameKernel, plies: int, rng: np.random.Generator) -> np.ndarray | None:
+    state = kernel.new_state()
+    for _ in range(plies):
+        if kernel.outcome(state) != ONGOING:
+            return None
+        moves = kernel.legal_moves(state)
+        kernel.make_move(state, moves[int(rng.integers(len(moves)))])
+    return state if kernel.outcome(state) == ONGOING else None
+
+
+def bench_positions(
+    kernel: GameKernel, count: int = 8, seed: int = 2024, max_plies: int = 40
+) -> list[np.ndarray]:
+    """``count`` positions from seeded random playouts, spread over plies 0 to
+    ``max_plies`` (a target that random games rarely reach alive moves down)."""
     rng = np.random.default_rng(seed)
     out: list[np.ndarray] = []
-    target_plies = [int(x) for x in np.linspace(0, 40, count)]
-    for plies in target_plies:
-        while True:
-            state = kernel.new_state()
-            ok = True
-            for _ in range(plies):
-                if kernel.outcome(state) != ONGOING:
-                    ok = False
+    for target in (int(x) for x in np.linspace(0, max_plies, count)):
+        state = None
+        while state is None:
+            for _ in range(100):
+                state = _playout(kernel, target, rng)
+                if state is not None:
                     break
-                moves = kernel.legal_moves(state)
-                kernel.make_move(state, moves[int(rng.integers(len(moves)))])
-            if ok and kernel.outcome(state) == ONGOING:
-                out.append(state)
-                break
+            target -= 1
+        out.append(state)
     return out
 
 
@@ -55,19 +63,27 @@ class BenchResult:
         }
 
 
+def bench_defaults(game: str) -> dict[str, object]:
+    """The game's bench settings (``BENCH`` in its heuristics module)."""
+    return dict(heuristics_module(game).BENCH)
+
+
 def bench(
-    game: str, heuristic: str = "seed", depth: int = 6, algorithm: str = "alphabeta",
-    positions: int = 8, seed: int = 2024, repeat: int = 3,
+    game: str, heuristic: str | None = None, depth: int | None = None,
+    algorithm: str = "alphabeta", positions: int = 8, seed: int = 2024, repeat: int = 3,
 ) -> BenchResult:
     """Search every bench position to ``depth`` with an empty table (the engines'
     default size); time only the searches. The node count is the same on every
     pass; the time is the fastest of ``repeat`` passes, the usual way to read
     through the noise of a shared machine."""
+    defaults = bench_defaults(game)
+    heuristic = heuristic or str(defaults["heuristic"])
+    depth = depth or int(defaults["depth"])  # type: ignore[call-overload]
     kernel = get_game(game)
     h = get_heuristic(game, heuristic)
     searcher = Searcher(kernel, h)
     params = h.space.to_array({})
-    states = bench_positions(kernel, positions, seed)
+    states = bench_positions(kernel, positions, seed, int(defaults["max_plies"]))  # type: ignore[call-overload]
     searcher.search(states[0].copy(), params, algorithm=algorithm, depth=1)  # compile / load
     best = float("inf")
     nodes = 0

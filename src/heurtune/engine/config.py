@@ -53,7 +53,7 @@ class SearchSettings:
     depth: int = 64
     nodes: int = 0
     time_ms: int = 0
-    tt_bits: int = 18
+    tt_bits: int = 16
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:

@@ -1,8 +1,9 @@
 """A heuristic: a numba evaluator plus the parameter space it reads.
 
-``evaluate(state, params) -> float`` scores a position for the side to move
-(negamax convention), reading its weights from ``params`` by position in
-:attr:`Heuristic.space`. Values must stay far below
+``evaluate(state, params, player) -> float`` scores a position for ``player``
+(0 or 1), reading its weights from ``params`` by position in
+:attr:`Heuristic.space`. The search calls it for the player to move at the
+root, like the seeds' engines; it need not be antisymmetric. Values must stay far below
 :data:`heurtune.engine.search.WIN_SCORE`, which scores decided games.
 
 Heuristics live in ``heurtune.engine.heuristics.<game>`` modules that export a

@@ -12,10 +12,15 @@ Two algorithms share this module:
     limit. Root moves are shuffled by a seeded RNG first, so ties are broken
     randomly yet reproducibly.
 
+``random``
+    A uniformly random legal move from the seeded RNG (the classic baseline).
+
 Decided games score ``±(WIN_SCORE - ply)``: a win sooner is worth more (this
 only breaks ties among wins; the seed's ±1 ranks positions the same way since
 its heuristic lies inside (-1, 1)). Draws score 0. Leaves are scored by the
-heuristic, from the side to move's point of view.
+heuristic for the root player, as the seeds' engines do (their scores need not
+be antisymmetric: Isolation's ``open`` counts only the player's own moves),
+and negated where the other side is to move.
 
 The template functions below call the game kernel and the heuristic through
 free globals (``gen_moves``, ``evaluate``...) that :func:`specialise` binds.
@@ -41,14 +46,18 @@ MATE_ZONE = WIN_SCORE - 10 * MAX_PLY
 INF = 1.0e18
 
 EXACT, LOWER, UPPER = 0, 1, 2
+# A table entry is one 32-byte row: key, info (move << 10 | depth << 2 | bound),
+# value (read through a float64 view of the same memory), padding. One probe
+# touches one cache line, not three arrays.
+TT_KEY, TT_INFO, TT_VALUE = 0, 1, 2
 SORTED_PICKS = 4
 
 # ctx slots (int64 array shared with Python: a timer thread may set C_STOP)
-C_NODES, C_LIMIT, C_STOP, C_ABORT, C_ARMED = 0, 1, 2, 3, 4
+C_NODES, C_LIMIT, C_STOP, C_ABORT, C_ARMED, C_ROOT = 0, 1, 2, 3, 4, 5
 CTX_SIZE = 8
 
 # Bound per specialisation.
-gen_moves = make_move = unmake_move = outcome = position_hash = evaluate = None
+gen_moves = make_move = unmake_move = outcome = position_hash = side_to_move = evaluate = None
 
 
 def _to_tt(v, ply):  # type: ignore[no-untyped-def]
@@ -84,36 +93,43 @@ def _rand(rng):  # type: ignore[no-untyped-def]
     return (x * 2685821657736338717) >> 1 & 0x7FFFFFFFFFFFFFFF
 
 
-def _minimax(state, params, depth, ply, moves, tt_key, tt_val, tt_info, ctx):  # type: ignore[no-untyped-def]
+def _minimax(state, params, depth, ply, moves, tt, ttf, ctx):  # type: ignore[no-untyped-def]
     ctx[C_NODES] += 1
     res = outcome(state)  # noqa: F821
     if res != ONGOING:
         return _decided(res, ply)
     if depth == 0:
-        return evaluate(state, params)  # noqa: F821
+        return _leaf(state, params, ctx)
     h = position_hash(state)  # noqa: F821
-    slot = h & (tt_key.shape[0] - 1)
-    if tt_key[slot] == h and tt_info[slot] == depth:
-        return _from_tt(tt_val[slot], ply)
+    slot = h & (tt.shape[0] - 1)
+    if tt[slot, TT_KEY] == h and tt[slot, TT_INFO] == depth:
+        return _from_tt(ttf[slot, TT_VALUE], ply)
     n = gen_moves(state, moves, ply)  # noqa: F821
     best = -INF
     for i in range(n):
         make_move(state, moves[ply, i])  # noqa: F821
-        v = -_minimax(state, params, depth - 1, ply + 1, moves, tt_key, tt_val, tt_info, ctx)
+        v = -_minimax(state, params, depth - 1, ply + 1, moves, tt, ttf, ctx)
         unmake_move(state, moves[ply, i])  # noqa: F821
         if v > best:
             best = v
-    tt_key[slot] = h
-    tt_val[slot] = _to_tt(best, ply)
-    tt_info[slot] = depth
+    tt[slot, TT_KEY] = h
+    ttf[slot, TT_VALUE] = _to_tt(best, ply)
+    tt[slot, TT_INFO] = depth
     return best
+
+
+def _leaf(state, params, ctx):  # type: ignore[no-untyped-def]
+    """The heuristic, scored for the root player (as the seeds' engines do) and
+    turned to the side to move's point of view for negamax."""
+    v = evaluate(state, params, ctx[C_ROOT])  # noqa: F821
+    return v if side_to_move(state) == ctx[C_ROOT] else -v  # noqa: F821
 
 
 def _history_index(m):  # type: ignore[no-untyped-def]
     return (m ^ (m >> 11) ^ (m >> 22)) & 4095
 
 
-def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt_key, tt_val, tt_info, killers, history, ctx):  # type: ignore[no-untyped-def]  # noqa: E501
+def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt, ttf, killers, history, ctx):  # type: ignore[no-untyped-def]  # noqa: E501
     ctx[C_NODES] += 1
     if ctx[C_ARMED] != 0:
         if ctx[C_LIMIT] > 0 and ctx[C_NODES] > ctx[C_LIMIT]:
@@ -126,15 +142,15 @@ def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt_key, tt
     if res != ONGOING:
         return _decided(res, ply)
     if depth <= 0 or ply >= MAX_PLY - 1:
-        return evaluate(state, params)  # noqa: F821
+        return _leaf(state, params, ctx)
     h = position_hash(state)  # noqa: F821
-    slot = h & (tt_key.shape[0] - 1)
+    slot = h & (tt.shape[0] - 1)
     tt_move = -1
-    if tt_key[slot] == h:
-        info = tt_info[slot]
+    if tt[slot, TT_KEY] == h:
+        info = tt[slot, TT_INFO]
         tt_move = info >> 10
         if (info >> 2) & 0xFF >= depth:
-            v = _from_tt(tt_val[slot], ply)
+            v = _from_tt(ttf[slot, TT_VALUE], ply)
             flag = info & 3
             if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
                 return v
@@ -168,7 +184,7 @@ def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt_key, tt
         m = moves[ply, i]
         make_move(state, m)  # noqa: F821
         v = -_alphabeta(state, params, depth - 1, ply + 1, -beta, -alpha, moves, scores,
-                        tt_key, tt_val, tt_info, killers, history, ctx)
+                        tt, ttf, killers, history, ctx)
         unmake_move(state, m)  # noqa: F821
         if ctx[C_ABORT] != 0:
             return 0.0
@@ -188,9 +204,9 @@ def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt_key, tt
         flag = UPPER
     elif best >= beta:
         flag = LOWER
-    tt_key[slot] = h
-    tt_val[slot] = _to_tt(best, ply)
-    tt_info[slot] = (best_move << 10) | (min(depth, 255) << 2) | flag
+    tt[slot, TT_KEY] = h
+    ttf[slot, TT_VALUE] = _to_tt(best, ply)
+    tt[slot, TT_INFO] = (best_move << 10) | (min(depth, 255) << 2) | flag
     return best
 
 
@@ -202,7 +218,7 @@ def _unmanaged_f8(a):  # type: ignore[no-untyped-def]
     return carray(data_pointer(a), a.shape, np.float64)
 
 
-def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt_key, tt_val, tt_info, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
+def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt, ttf, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
     """Pick a move. ``out`` receives (move, value, depth reached, moves at root).
 
     The buffers are re-viewed without reference counts before the recursion:
@@ -212,13 +228,13 @@ def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt_ke
     """
     return _search_root_unmanaged(
         _unmanaged_i8(state), _unmanaged_f8(params), algorithm, max_depth, seed,
-        _unmanaged_i8(moves), _unmanaged_i8(scores), _unmanaged_i8(tt_key),
-        _unmanaged_f8(tt_val), _unmanaged_i8(tt_info), _unmanaged_i8(killers),
+        _unmanaged_i8(moves), _unmanaged_i8(scores), _unmanaged_i8(tt),
+        _unmanaged_f8(ttf), _unmanaged_i8(killers),
         _unmanaged_i8(history), _unmanaged_i8(ctx), out,
     )
 
 
-def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, scores, tt_key, tt_val, tt_info, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
+def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, scores, tt, ttf, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
     # Recursive calls must see exactly one signature: a literal ``1`` here would
     # compile a second (Literal[int]) variant, and numba's on-disk cache crashes
     # on reload when a recursive function has mismatched variants (numba #6713).
@@ -236,10 +252,11 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
         root[i], root[j] = root[j], root[i]
     ctx[C_ABORT] = 0
     ctx[C_ARMED] = 0
+    ctx[C_ROOT] = side_to_move(state)  # noqa: F821
     if n == 0:
         out[0], out[1], out[2] = -1, 0.0, 0
         return
-    if n == 1 and algorithm == 1:
+    if algorithm == 2 or (n == 1 and algorithm == 1):  # random mover, or a forced move
         out[0], out[1], out[2] = root[0], 0.0, 0
         return
     if algorithm == 0:
@@ -247,8 +264,7 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
         best = -INF
         for i in range(n):
             make_move(state, root[i])  # noqa: F821
-            values[i] = -_minimax(state, params, max_depth - 1, child_ply, moves, tt_key, tt_val,
-                                  tt_info, ctx)
+            values[i] = -_minimax(state, params, max_depth - 1, child_ply, moves, tt, ttf, ctx)
             unmake_move(state, root[i])  # noqa: F821
             if values[i] > best:
                 best = values[i]
@@ -273,7 +289,7 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
         for i in range(n):
             make_move(state, root[i])  # noqa: F821
             v = -_alphabeta(state, params, depth - 1, child_ply, -INF, -alpha, moves, scores,
-                            tt_key, tt_val, tt_info, killers, history, ctx)
+                            tt, ttf, killers, history, ctx)
             unmake_move(state, root[i])  # noqa: F821
             if ctx[C_ABORT] != 0:
                 break
@@ -298,11 +314,11 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
 
 
 _TEMPLATES = [
-    _to_tt, _from_tt, _decided, _rand, _history_index, _minimax, _alphabeta,
+    _to_tt, _from_tt, _decided, _rand, _leaf, _history_index, _minimax, _alphabeta,
     _unmanaged_i8, _unmanaged_f8, _search_root_unmanaged, _search_root,
 ]
 
-ALGORITHMS = ("minimax", "alphabeta")
+ALGORITHMS = ("minimax", "alphabeta", "random")
 
 
 @dataclass(frozen=True)
@@ -323,7 +339,7 @@ class Searcher:
     Not thread-safe: use one per thread (buffers are reused between calls).
     """
 
-    def __init__(self, kernel: GameKernel, heuristic: Heuristic, tt_bits: int = 18) -> None:
+    def __init__(self, kernel: GameKernel, heuristic: Heuristic, tt_bits: int = 16) -> None:
         self.kernel = kernel
         self.heuristic = heuristic
         bindings = {
@@ -332,14 +348,13 @@ class Searcher:
             "unmake_move": kernel.unmake_move,
             "outcome": kernel.outcome,
             "position_hash": kernel.position_hash,
+            "side_to_move": kernel.side_to_move,
             "evaluate": heuristic.evaluate,
         }
         tag = f"{kernel.name}_{heuristic.name}_{source_digest([kernel.module, heuristic.module])}"
         self._fn = specialise(_TEMPLATES, bindings, tag)["_search_root"]
-        size = 1 << tt_bits
-        self.tt_key = np.zeros(size, dtype=np.int64)
-        self.tt_val = np.zeros(size, dtype=np.float64)
-        self.tt_info = np.zeros(size, dtype=np.int64)
+        self.tt = np.zeros((1 << tt_bits, 4), dtype=np.int64)
+        self.ttf = self.tt.view(np.float64)
         self.moves = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)
         self.scores = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)
         self.killers = np.full((MAX_PLY + 1, 2), -1, dtype=np.int64)
@@ -349,9 +364,7 @@ class Searcher:
 
     def clear(self) -> None:
         """Forget everything learnt (call between games for reproducible matches)."""
-        self.tt_key[:] = 0
-        self.tt_val[:] = 0.0
-        self.tt_info[:] = 0
+        self.tt[:] = 0
         self.killers[:] = -1
         self.history[:] = 0
 
@@ -386,7 +399,7 @@ class Searcher:
         try:
             self._fn(
                 state, params, ALGORITHMS.index(algorithm), depth, seed & 0x3FFFFFFFFFFFFFFF,
-                self.moves, self.scores, self.tt_key, self.tt_val, self.tt_info,
+                self.moves, self.scores, self.tt, self.ttf,
                 self.killers, self.history, self.ctx, self._out,
             )
         finally:

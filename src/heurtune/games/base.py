@@ -59,7 +59,6 @@ class GameKernel:
     module: ModuleType
     rules: tuple[RuleOption, ...]
     max_moves: int
-    max_plies_key: str
     opening_plies: int
     player_names: tuple[str, str]
     _new_state: Callable[[Mapping[str, int]], np.ndarray]

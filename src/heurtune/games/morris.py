@@ -348,7 +348,6 @@ KERNEL = GameKernel(
         ),
     ),
     max_moves=3 * 21 * 36 + 64,
-    max_plies_key="max_plies",
     opening_plies=4,
     player_names=("white", "black"),
     _new_state=new_state,

@@ -24,7 +24,7 @@ from numba import njit
 from heurtune.engine.heuristic import Heuristic
 from heurtune.engine.params import FloatParam, ParamSpace
 from heurtune.games.bits import lsb, popcount
-from heurtune.games.morris import ADJ, BB, FULL, MILLS, POINT_MILLS, STASH, STM
+from heurtune.games.morris import ADJ, BB, FULL, MILLS, POINT_MILLS, STASH
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -62,7 +62,7 @@ def _mill_counts(white, black):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_seed(state, params):  # type: ignore[no-untyped-def]
+def evaluate_seed(state, params, player):  # type: ignore[no-untyped-def]
     w_stones, w_stash, w_mills, w_pairs = params[0], params[1], params[2], params[3]
     white, black = state[BB], state[BB + 1]
     wm, wp, bm, bp = _mill_counts(white, black)
@@ -70,7 +70,7 @@ def evaluate_seed(state, params):  # type: ignore[no-untyped-def]
     b = w_stones * popcount(black) + w_stash * state[STASH + 1] + w_mills * bm + w_pairs * bp
     maximum = 9.0 * max(w_stones, w_stash) + 4.0 * w_mills + 8.0 * w_pairs
     score = (w - b) / (maximum + 1.0)
-    return score if state[STM] == 0 else -score
+    return score if player == 0 else -score
 
 
 SEED_SPACE = ParamSpace(
@@ -129,8 +129,8 @@ def _side_features(own, opp, empty):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_phased(state, params):  # type: ignore[no-untyped-def]
-    s = state[STM]
+def evaluate_phased(state, params, player):  # type: ignore[no-untyped-def]
+    s = player
     own, opp = state[BB + s], state[BB + 1 - s]
     empty = FULL & ~(own | opp)
     oc, op, ob, om, oo, od = _side_features(own, opp, empty)
@@ -187,6 +187,9 @@ HEURISTICS = (
         "weighted per phase", PHASED_SPACE, evaluate_phased, _MODULE,
     ),
 )
+
+# `heurtune bench morris`: heuristic, depth and how far into the game positions go.
+BENCH = {"heuristic": "seed", "depth": 7, "max_plies": 40}
 
 # Built-in engine configurations, addressed as ``morris:NAME``.
 PRESETS = {

@@ -1,0 +1,161 @@
+"""Isolation rules kernel: two knights on a 7x7 board (bitboards over 49 squares).
+
+Square ``row * 7 + col``; row 0 is rank 1 and col 0 is file a, so square 0 is
+``a1`` and square 48 is ``g7``.
+
+Rules (the seed's tournament game):
+
+* Each player's first move may go to any empty square; afterwards a player
+  moves like a chess knight, jumping over anything in between.
+* Every square a player has stood on stays blocked for both players.
+* The player to move with no legal move loses. There are no draws.
+
+A move is the destination square (int64); its notation is the square's name.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Mapping
+
+import numpy as np
+from numba import njit
+
+from heurtune.games.base import LOSS, ONGOING, GameKernel
+from heurtune.games.bits import lsb
+
+SIZE = 7
+SQUARES = SIZE * SIZE
+FULL = (1 << SQUARES) - 1
+NAMES = [f"{'abcdefg'[s % SIZE]}{s // SIZE + 1}" for s in range(SQUARES)]
+
+
+def _knight_masks() -> np.ndarray:
+    masks = np.zeros(SQUARES, dtype=np.int64)
+    for s in range(SQUARES):
+        r, c = divmod(s, SIZE)
+        for dr, dc in ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < SIZE and 0 <= cc < SIZE:
+                masks[s] |= 1 << (rr * SIZE + cc)
+    return masks
+
+
+KNIGHT = _knight_masks()
+
+# state layout
+BLOCKED = 0  # squares stood on so far (both players' current squares included)
+POS = 1  # POS + side: current square, -1 before the first move
+STM = 3
+PLY = 4
+HASH = 5
+HIST = 8  # per ply: the mover's previous square and the hash before the move
+
+_rng = np.random.default_rng(0x49736F6C6174)
+Z_SQUARE = _rng.integers(-(2**63), 2**63 - 1, size=(2, SQUARES), dtype=np.int64)
+Z_BLOCK = _rng.integers(-(2**63), 2**63 - 1, size=SQUARES, dtype=np.int64)
+Z_STM = np.int64(_rng.integers(-(2**63), 2**63 - 1, dtype=np.int64))
+
+
+def new_state(rules: Mapping[str, int]) -> np.ndarray:
+    """The empty board, first player to move, both knights off the board."""
+    s = np.zeros(HIST + 2 * (SQUARES + 2), dtype=np.int64)
+    s[POS] = s[POS + 1] = -1
+    return s
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def targets(state, side):  # type: ignore[no-untyped-def]
+    """Squares ``side`` could move to now (its mobility is their number)."""
+    pos = state[POS + side]
+    if pos < 0:
+        return FULL & ~state[BLOCKED]
+    return KNIGHT[pos] & ~state[BLOCKED]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
+    """Write the legal moves of the side to move into ``out[row]``; return their number."""
+    t = targets(state, state[STM])
+    n = 0
+    while t:
+        out[row, n] = lsb(t)
+        t &= t - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def make_move(state, move):  # type: ignore[no-untyped-def]
+    s = state[STM]
+    ply = state[PLY]
+    prev = state[POS + s]
+    state[HIST + 2 * ply] = prev
+    state[HIST + 2 * ply + 1] = state[HASH]
+    h = state[HASH]
+    if prev >= 0:
+        h ^= Z_SQUARE[s, prev]
+    h ^= Z_SQUARE[s, move] ^ Z_BLOCK[move] ^ Z_STM
+    state[BLOCKED] |= 1 << move
+    state[POS + s] = move
+    state[STM] = 1 - s
+    state[PLY] = ply + 1
+    state[HASH] = h
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def unmake_move(state, move):  # type: ignore[no-untyped-def]
+    s = 1 - state[STM]
+    ply = state[PLY] - 1
+    state[BLOCKED] &= ~(1 << move)
+    state[POS + s] = state[HIST + 2 * ply]
+    state[HASH] = state[HIST + 2 * ply + 1]
+    state[STM] = s
+    state[PLY] = ply
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def outcome(state) -> int:  # type: ignore[no-untyped-def]
+    """ONGOING, or LOSS when the side to move is stuck (Isolation has no draws)."""
+    if targets(state, state[STM]) == 0:
+        return LOSS
+    return ONGOING
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def position_hash(state) -> int:  # type: ignore[no-untyped-def]
+    return state[HASH]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def side_to_move(state) -> int:  # type: ignore[no-untyped-def]
+    return state[STM]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def ply(state) -> int:  # type: ignore[no-untyped-def]
+    return state[PLY]
+
+
+def move_to_str(move: int) -> str:
+    return NAMES[move]
+
+
+KERNEL = GameKernel(
+    name="isolation",
+    description="Isolation: two knights on a 7x7 board, visited squares blocked",
+    module=sys.modules[__name__],
+    rules=(),
+    max_moves=SQUARES,
+    opening_plies=2,
+    player_names=("player 1", "player 2"),
+    _new_state=new_state,
+    move_to_str=move_to_str,
+    gen_moves=gen_moves,
+    make_move=make_move,
+    unmake_move=unmake_move,
+    outcome=outcome,
+    position_hash=position_hash,
+    side_to_move=side_to_move,
+    ply=ply,
+)
