@@ -25,12 +25,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import baseline_isolation as base_iso  # noqa: E402
 import baseline_morris as base  # noqa: E402
 import numba  # noqa: E402
 
 from heurtune.engine.bench import bench, bench_positions  # noqa: E402
 from heurtune.engine.config import preset  # noqa: E402
 from heurtune.games import get_game  # noqa: E402
+from heurtune.games import isolation as ki  # noqa: E402
 from heurtune.games import morris as km  # noqa: E402
 from heurtune.match.runner import MatchRunner, MatchSpec  # noqa: E402
 
@@ -57,6 +59,37 @@ def baseline_nps(positions, limit: int, repeat: int = 3) -> tuple[int, float]:  
             engine.best_value(state, player)
             seconds += time.perf_counter() - t0
             nodes += engine.nodes
+        best = min(best, seconds)
+    return nodes, best
+
+
+def to_baseline_isolation(state):  # type: ignore[no-untyped-def]
+    board = base_iso.Board()
+    for side, player in ((0, 1), (1, 2)):
+        pos = int(state[ki.POS + side])
+        if pos >= 0:
+            board._locations[player] = divmod(pos, 7)
+    blocked = int(state[ki.BLOCKED])
+    for sq in range(49):
+        if blocked >> sq & 1:
+            r, c = divmod(sq, 7)
+            board._board_state[r][c] = 1  # a blocked square (its owner does not matter)
+    board._active = 1 if state[ki.STM] == 0 else 2
+    return board
+
+
+def baseline_isolation_nps(positions, depth: int, repeat: int = 3) -> tuple[int, float]:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    nodes = 0
+    for _ in range(repeat):
+        nodes, seconds = 0, 0.0
+        for st in positions:
+            board = to_baseline_isolation(st)
+            agent = base_iso.AlphaBetaPlayer(board._active, depth)
+            t0 = time.perf_counter()
+            agent.search(board)
+            seconds += time.perf_counter() - t0
+            nodes += agent.nodes
         best = min(best, seconds)
     return nodes, best
 
@@ -97,13 +130,22 @@ def main() -> int:
     mm = bench("morris", "seed", 4, "minimax", 8, args.seed)
     b_nodes, b_sec = baseline_nps(positions, limit=2)  # the seed's Minimax(limit=2): 3 plies
     b_nps = b_nodes / b_sec
-    rows.append(("alpha-beta, seed heuristic", f"depth {ab.depth}", ab.nodes, ab.seconds,
+    rows.append(("morris: alpha-beta, seed heuristic", f"depth {ab.depth}", ab.nodes, ab.seconds,
                  ab.nodes_per_second, ab.nodes_per_second / b_nps))
-    rows.append(("minimax (memo), seed heuristic", "depth 4", mm.nodes, mm.seconds,
+    rows.append(("morris: minimax (memo), seed heuristic", "depth 4", mm.nodes, mm.seconds,
                  mm.nodes_per_second, mm.nodes_per_second / b_nps))
-    rows.append(("plain-Python baseline (seed style)", "depth 3", b_nodes, b_sec, b_nps, 1.0))
+    rows.append(("morris: plain-Python baseline (seed style)", "depth 3", b_nodes, b_sec, b_nps, 1.0))
+    iso_positions = bench_positions(get_game("isolation"), 8, args.seed, 16)
+    iso = bench("isolation", "improved", 12, "alphabeta", 8, args.seed)
+    bi_nodes, bi_sec = baseline_isolation_nps(iso_positions, depth=5)
+    bi_nps = bi_nodes / bi_sec
+    rows.append(("isolation: alpha-beta, improved", f"depth {iso.depth}", iso.nodes, iso.seconds,
+                 iso.nodes_per_second, iso.nodes_per_second / bi_nps))
+    rows.append(("isolation: plain-Python baseline (board copied per move)", "depth 5", bi_nodes,
+                 bi_sec, bi_nps, 1.0))
     matches = []
-    for a, b in (("morris:seed", "morris:seed"), ("morris:ab", "morris:seed")):
+    for a, b in (("morris:seed", "morris:seed"), ("morris:ab", "morris:seed"),
+                 ("isolation:ab_improved", "isolation:ab_improved")):
         games, sec = games_per_second(a, b, args.pairs, args.seed)
         matches.append((f"{a} vs {b}", games, sec, games / sec))
 
@@ -111,7 +153,8 @@ def main() -> int:
           f"Python {platform.python_version()}, numba {numba.__version__}")
     print(f"command: python benchmarks/run_benchmarks.py --seed {args.seed} --depth {args.depth} "
           f"--pairs {args.pairs}\n")
-    print("| search (one core, 8 fixed positions) | limit | nodes | seconds | nodes/s | x baseline |")
+    print("| search (one core, 8 fixed positions) | limit | nodes | seconds | nodes/s "
+          "| x its baseline |")
     print("|---|---|---:|---:|---:|---:|")
     for name, limit, nodes, sec, nps, ratio in rows:
         print(f"| {name} | {limit} | {nodes:,} | {sec:.3f} | {nps:,.0f} | {ratio:,.0f} |")

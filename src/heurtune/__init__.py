@@ -12,6 +12,9 @@ that touches Optuna.
 
 __version__ = "0.1.0"
 
+from heurtune import _numba_cache
 from heurtune.errors import HeurtuneError
+
+_numba_cache.install()  # before any submodule jits a function
 
 __all__ = ["HeurtuneError", "__version__"]

@@ -63,7 +63,16 @@ def cmd_match(args: argparse.Namespace) -> int:
         a, b = replace(a, rules=rules), replace(b, rules=rules)
     if args.jobs < 1:
         raise HeurtuneError("--jobs must be at least 1")
-    spec = MatchSpec(a, b, args.pairs, args.seed, args.opening_plies)
+    exclude: tuple[tuple[int, ...], ...] = ()
+    if args.exclude_study:
+        from heurtune.tuning.studyfile import load_study_file
+
+        sf = load_study_file(args.exclude_study)
+        if sf.base.game != a.game:
+            raise HeurtuneError(f"{args.exclude_study} tunes {sf.base.game}, not {a.game}")
+        exclude = tuple(MatchSpec(sf.base, sf.opponent, sf.pairs, sf.seed,
+                                  sf.opening_plies).openings())
+    spec = MatchSpec(a, b, args.pairs, args.seed, args.opening_plies, exclude)
     bar = _progress(args.pairs, f"{a.label} vs {b.label}")
     with MatchRunner(args.jobs) as runner:
         result = runner.run(spec, on_pair=lambda _p: bar.update(1))
@@ -72,8 +81,34 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}")
+        fresh = f", none of the {len(exclude)} openings of {args.exclude_study}" if exclude else ""
+        print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}{fresh}")
         print(stats.summary())
+    return 0
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from heurtune.engine.config import resolve_engine
+    from heurtune.match.tournament import run_tournament
+
+    agents = [resolve_engine(a) for a in args.agents]
+    opponents = [resolve_engine(o) for o in args.opponents]
+    if args.jobs < 1:
+        raise HeurtuneError("--jobs must be at least 1")
+    if args.pairs < 1:
+        raise HeurtuneError("--pairs must be at least 1")
+    bar = _progress(args.pairs * len(agents) * len(opponents), "tournament")
+    result = run_tournament(agents, opponents, args.pairs, args.seed, args.jobs,
+                            args.opening_plies, on_pair=lambda _p: bar.update(1))
+    bar.close()
+    if args.csv:
+        from pathlib import Path
+
+        Path(args.csv).write_text(result.to_csv())
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(result.to_table())
     return 0
 
 
@@ -191,8 +226,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=1, help="worker processes")
     s.add_argument("--opening-plies", type=int, default=None)
     s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+    s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
+                   help="play none of the openings that this study tunes on")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_match)
+
+    s = sub.add_parser("tournament", help="every agent against every opponent, with ratings")
+    s.add_argument("agents", nargs="+", metavar="AGENT", help="presets or engine files")
+    s.add_argument("--opponents", nargs="+", required=True, metavar="OPP")
+    s.add_argument("--pairs", type=int, required=True, help="opening pairs per cell")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--jobs", type=int, default=1, help="worker processes")
+    s.add_argument("--opening-plies", type=int, default=None)
+    s.add_argument("--csv", default=None, metavar="FILE", help="also write the cells as CSV")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_tournament)
 
     s = sub.add_parser("tune", help="create or resume an Optuna study from a study file")
     s.add_argument("study_file")

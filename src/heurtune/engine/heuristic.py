@@ -6,6 +6,12 @@
 root, like the seeds' engines; it need not be antisymmetric. Values must stay far below
 :data:`heurtune.engine.search.WIN_SCORE`, which scores decided games.
 
+A recursive helper must be called with exactly the argument types it passes
+to itself (``np.int64(CONSTANT)``, not a bare global constant, which numba
+types as a literal): numba's on-disk cache crashes on reload when a recursive
+function has two signatures (numba #6713). ``tests/test_cache_reload.py``
+reloads every heuristic's search from the cache to catch this.
+
 Heuristics live in ``heurtune.engine.heuristics.<game>`` modules that export a
 ``HEURISTICS`` tuple and a ``PRESETS`` mapping; adding one touches neither the
 search nor the tuning code.

@@ -15,9 +15,10 @@ search built on them never holds the GIL:
 ``outcome(state) -> int``
     :data:`ONGOING`, or the result for the side to move: :data:`WIN`,
     :data:`DRAW` or :data:`LOSS`.
-``position_hash(state) -> int``
-    a Zobrist hash of everything that decides the future of the game.
-``side_to_move(state) -> int`` and ``ply(state) -> int``.
+``position_hash(state) -> int``, ``side_to_move(state) -> int``, ``ply(state) -> int``
+    read the common header (:data:`STM`, :data:`PLY`, :data:`HASH`) that
+    starts every kernel's state; the hash is a Zobrist hash of everything
+    that decides the future of the game.
 
 Search, match and tuning code only ever talk to this interface, so adding a
 game means writing one kernel module and registering it.
@@ -32,11 +33,34 @@ from types import ModuleType
 from typing import Any, Callable, Mapping
 
 import numpy as np
+from numba import njit
 
 ONGOING = 2
 WIN = 1
 DRAW = 0
 LOSS = -1
+
+# Every kernel's state starts with this header (its own fields follow from
+# HEADER on), so the accessors below serve all games.
+STM = 0  # side to move: 0 or 1
+PLY = 1  # plies played
+HASH = 2  # Zobrist hash of the position
+HEADER = 3
+
+
+@njit(cache=True, nogil=True)
+def position_hash(state):  # type: ignore[no-untyped-def]
+    return state[HASH]
+
+
+@njit(cache=True, nogil=True)
+def side_to_move(state):  # type: ignore[no-untyped-def]
+    return state[STM]
+
+
+@njit(cache=True, nogil=True)
+def ply(state):  # type: ignore[no-untyped-def]
+    return state[PLY]
 
 
 @dataclass(frozen=True)

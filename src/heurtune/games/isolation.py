@@ -21,7 +21,18 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from heurtune.games.base import LOSS, ONGOING, GameKernel
+from heurtune.games.base import (
+    HASH,
+    HEADER,
+    LOSS,
+    ONGOING,
+    PLY,
+    STM,
+    GameKernel,
+    ply,
+    position_hash,
+    side_to_move,
+)
 from heurtune.games.bits import lsb
 
 SIZE = 7
@@ -43,12 +54,9 @@ def _knight_masks() -> np.ndarray:
 
 KNIGHT = _knight_masks()
 
-# state layout
-BLOCKED = 0  # squares stood on so far (both players' current squares included)
-POS = 1  # POS + side: current square, -1 before the first move
-STM = 3
-PLY = 4
-HASH = 5
+# state layout: the common header (STM, PLY, HASH), then
+BLOCKED = HEADER  # squares stood on so far (both players' current squares included)
+POS = BLOCKED + 1  # POS + side: current square, -1 before the first move
 HIST = 8  # per ply: the mover's previous square and the hash before the move
 
 _rng = np.random.default_rng(0x49736F6C6174)
@@ -120,21 +128,6 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
     if targets(state, state[STM]) == 0:
         return LOSS
     return ONGOING
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def position_hash(state) -> int:  # type: ignore[no-untyped-def]
-    return state[HASH]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def side_to_move(state) -> int:  # type: ignore[no-untyped-def]
-    return state[STM]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def ply(state) -> int:  # type: ignore[no-untyped-def]
-    return state[PLY]
 
 
 def move_to_str(move: int) -> str:

@@ -30,7 +30,20 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from heurtune.games.base import DRAW, LOSS, ONGOING, GameKernel, RuleOption
+from heurtune.games.base import (
+    DRAW,
+    HASH,
+    HEADER,
+    LOSS,
+    ONGOING,
+    PLY,
+    STM,
+    GameKernel,
+    RuleOption,
+    ply,
+    position_hash,
+    side_to_move,
+)
 from heurtune.games.bits import lsb, popcount
 
 POINTS = (
@@ -72,13 +85,10 @@ def _geometry() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 MILLS, ADJ, POINT_MILLS = _geometry()
 
-# state layout
-BB = 0  # BB + side: stones of white (0) / black (1)
-STM = 2
-STASH = 3  # STASH + side
-PLY = 5
-QUIET = 6  # plies without a removal once both stashes are empty
-HASH = 7
+# state layout: the common header (STM, PLY, HASH), then
+BB = HEADER  # BB + side: stones of white (0) / black (1)
+STASH = BB + 2  # STASH + side
+QUIET = STASH + 2  # plies without a removal once both stashes are empty
 R_FLY = 8
 R_DOUBLE = 9
 R_MAXPLY = 10
@@ -307,21 +317,6 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
     if seen >= reps:
         return DRAW
     return ONGOING
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def position_hash(state) -> int:  # type: ignore[no-untyped-def]
-    return state[HASH]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def side_to_move(state) -> int:  # type: ignore[no-untyped-def]
-    return state[STM]
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def ply(state) -> int:  # type: ignore[no-untyped-def]
-    return state[PLY]
 
 
 def move_to_str(move: int) -> str:

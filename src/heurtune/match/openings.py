@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -10,17 +10,32 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, GameKernel
 
 
+def opening_hash(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> int:
+    """The hash of the position an opening reaches."""
+    state = kernel.new_state(rules)
+    for m in opening:
+        kernel.make_move(state, m)
+    return int(kernel.position_hash(state))
+
+
 def random_openings(
-    kernel: GameKernel, rules: Mapping[str, Any], count: int, plies: int, seed: int
+    kernel: GameKernel,
+    rules: Mapping[str, Any],
+    count: int,
+    plies: int,
+    seed: int,
+    exclude: Iterable[Sequence[int]] = (),
 ) -> list[tuple[int, ...]]:
     """``count`` move sequences of ``plies`` random legal moves, pairwise distinct.
 
-    Two sequences reaching the same position count as the same opening, and no
-    opening ends the game. The draw depends only on the arguments.
+    Two sequences reaching the same position count as the same opening, no
+    opening ends the game, and none reaches the position of an ``exclude``
+    opening (for example a tuning study's, so that a confirmation match plays
+    fresh positions). The draw depends only on the arguments.
     """
     rng = np.random.default_rng(seed)
     out: list[tuple[int, ...]] = []
-    seen: set[int] = set()
+    seen: set[int] = {opening_hash(kernel, rules, op) for op in exclude}
     attempts = 0
     while len(out) < count:
         attempts += 1

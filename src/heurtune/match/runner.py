@@ -34,6 +34,7 @@ class MatchSpec:
     pairs: int
     seed: int = 0
     opening_plies: int | None = None
+    exclude: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.a.game != self.b.game:
@@ -54,7 +55,9 @@ class MatchSpec:
 
     def openings(self) -> list[tuple[int, ...]]:
         kernel = get_game(self.a.game)
-        return random_openings(kernel, self.a.rules, self.pairs, self.plies, self.seed)
+        return random_openings(
+            kernel, self.a.rules, self.pairs, self.plies, self.seed, self.exclude
+        )
 
 
 @dataclass

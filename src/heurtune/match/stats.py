@@ -107,3 +107,93 @@ class MatchStats:
             f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
             f"Elo {self.elo:+.1f} [{elo_lo:+.1f}, {elo_hi:+.1f}]"
         )
+
+
+def stratified_interval(
+    cells: Sequence[Sequence[float]], confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """(score, low, high) of the mean of per-cell scores, each cell a list of pair scores.
+
+    An agent's tournament score averages cells against different opponents;
+    its variance is the sum of the cells' variances (stratified sampling), not
+    the spread of all pairs pooled, which would count the opponents'
+    differences as noise.
+    """
+    cells = [c for c in cells if len(c)]
+    if not cells:
+        return 0.5, 0.0, 1.0
+    k = len(cells)
+    means = [sum(c) / len(c) for c in cells]
+    score = sum(means) / k
+    var = 0.0
+    for c, m in zip(cells, means):
+        if len(c) > 1:
+            var += sum((x - m) ** 2 for x in c) / (len(c) - 1) / len(c)
+    var /= k * k
+    games = 2 * sum(len(c) for c in cells)
+    if var <= 0.0:
+        lo, hi = wilson(score, games, confidence)
+        return score, lo, hi
+    half = z_value(confidence) * math.sqrt(var)
+    return score, max(0.0, score - half), min(1.0, score + half)
+
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+
+
+@dataclass(frozen=True)
+class Rating:
+    name: str
+    games: int
+    elo: float
+    elo_ci: tuple[float, float]
+
+
+def bradley_terry(
+    names: Sequence[str],
+    results: Sequence[tuple[int, int, float, int]],
+    confidence: float = 0.95,
+    prior_elo: float = 1500.0,
+) -> list[Rating]:
+    """Elo ratings of all participants from a Bradley-Terry fit, with intervals.
+
+    ``results`` holds ``(i, j, points_of_i, games)`` records (draws are half
+    points). The ratings maximise the likelihood under a weak N(0, prior_elo)
+    prior, which keeps a perfect record finite (its interval then shows how
+    little the games say). Intervals come from the inverse Hessian; ratings are
+    centred on their mean.
+    """
+    import numpy as np
+
+    n = len(names)
+    points = np.zeros((n, n))
+    games = np.zeros((n, n))
+    for i, j, pts, g in results:
+        points[i, j] += pts
+        points[j, i] += g - pts
+        games[i, j] += g
+        games[j, i] += g
+    inv_var = (ELO_PER_LOGIT / prior_elo) ** 2
+    r = np.zeros(n)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(r[:, None] - r[None, :])))
+        grad = (points - games * p).sum(axis=1) - inv_var * r
+        w = games * p * (1.0 - p)
+        hess = w - np.diag(w.sum(axis=1)) - inv_var * np.eye(n)
+        step = np.linalg.solve(hess, grad)
+        r = r - step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    p = 1.0 / (1.0 + np.exp(-(r[:, None] - r[None, :])))
+    w = games * p * (1.0 - p)
+    cov = np.linalg.inv(np.diag(w.sum(axis=1)) - w + inv_var * np.eye(n))
+    centre = np.eye(n) - np.full((n, n), 1.0 / n)
+    cov = centre @ cov @ centre
+    r = r - r.mean()
+    z = z_value(confidence)
+    out = []
+    for k, name in enumerate(names):
+        half = z * math.sqrt(max(cov[k, k], 0.0)) * ELO_PER_LOGIT
+        elo_k = float(r[k] * ELO_PER_LOGIT)
+        out.append(Rating(name, int(games[k].sum()), elo_k, (elo_k - half, elo_k + half)))
+    return out

@@ -9,7 +9,7 @@ Example (``studies/morris.toml``)::
     trials = 12               # total finished trials the study should reach
     pairs = 8                 # opening pairs (2 games each) per trial
     seed = 42                 # openings, sampler and tie-breaks
-    sampler = "tpe"           # tpe | random | qmc
+    sampler = "tpe"           # tpe | multivariate-tpe | random | qmc
     jobs = 2                  # worker processes per match
     # opening_plies = 4       # default: the game's
 
@@ -43,7 +43,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.tomlio import read_toml
 
-SAMPLERS = ("tpe", "random", "qmc")
+SAMPLERS = ("tpe", "multivariate-tpe", "random", "qmc")
 PRUNERS = ("wilcoxon", "median", "none")
 
 _SECTIONS = {"study", "engine", "params", "pruner"}

@@ -34,6 +34,10 @@ FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 def make_sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
     if kind == "tpe":
         return optuna.samplers.TPESampler(seed=seed)
+    if kind == "multivariate-tpe":  # models correlated weights (early vs late, own vs opp)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return optuna.samplers.TPESampler(seed=seed, multivariate=True)
     if kind == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if kind == "qmc":

@@ -1,0 +1,97 @@
+"""Keep numba's on-disk cache of heurtune's functions consistent with its source.
+
+numba decides whether a cached function is stale from the timestamp of the one
+file that defines it. But heurtune's functions inline functions from other
+files (a heuristic inlines its game's kernel; a specialised search inlines
+both), so editing a kernel, or upgrading heurtune, could silently load
+compiled code built from the old kernel. This module registers a cache
+locator for heurtune's own files whose freshness stamp is a digest of *all*
+of heurtune's sources: any change anywhere recompiles everything once.
+
+Cache location: ``$NUMBA_CACHE_DIR/heurtune`` when set, else
+``__pycache__/numba`` inside the package if writable, else
+``~/.cache/heurtune/numba`` (``$XDG_CACHE_HOME`` respected).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from numba.core import caching, config
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def package_digest(root: Path = PACKAGE_DIR) -> str:
+    """A hash of every Python source file under ``root`` (names and contents)."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+DIGEST = package_digest()
+
+
+def _writable(path: Path) -> bool:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _cache_root() -> Path:
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / "heurtune"
+    in_tree = PACKAGE_DIR / "__pycache__" / "numba"
+    if _writable(in_tree):
+        return in_tree
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "heurtune" / "numba"
+
+
+class HeurtuneCacheLocator(caching._CacheLocator):  # type: ignore[misc]
+    """Locates the cache of functions defined in heurtune's own files."""
+
+    def __init__(self, py_func, py_file: str) -> None:  # type: ignore[no-untyped-def]
+        self._lineno = py_func.__code__.co_firstlineno
+        relative = Path(py_file).resolve().parent.relative_to(PACKAGE_DIR)
+        self._cache_path = str(_cache_root() / relative)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    def get_source_stamp(self) -> str:
+        return DIGEST
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):  # type: ignore[no-untyped-def]
+        try:
+            Path(py_file).resolve().relative_to(PACKAGE_DIR)
+        except ValueError:
+            return None  # not heurtune's: numba's own locators handle it
+        return cls(py_func, py_file)
+
+
+def install() -> None:
+    """Put the locator first (idempotent); call before any heurtune function is jitted."""
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    classes = getattr(impl, "_locator_classes", None)
+    if not isinstance(classes, list):  # a numba without this hook: keep its default
+        import warnings
+
+        warnings.warn("heurtune: cannot register its numba cache locator; after editing "
+                      "heurtune, clear __pycache__ folders to avoid stale compiled code",
+                      RuntimeWarning, stacklevel=2)
+        return
+    if HeurtuneCacheLocator not in classes:
+        classes.insert(0, HeurtuneCacheLocator)

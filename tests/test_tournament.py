@@ -1,0 +1,127 @@
+"""Tournaments, Bradley-Terry ratings, fresh-opening exclusion, the random mover."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from heurtune.cli import main
+from heurtune.engine.config import preset
+from heurtune.engine.player import Engine
+from heurtune.errors import HeurtuneError
+from heurtune.games import get_game
+from heurtune.match.openings import opening_hash, random_openings
+from heurtune.match.runner import MatchSpec
+from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, stratified_interval
+from heurtune.match.tournament import run_tournament
+
+
+def test_bradley_terry_recovers_a_known_difference() -> None:
+    # A scores 75% against B over many games: 400*log10(3) = 190.8 Elo apart
+    r = bradley_terry(["A", "B"], [(0, 1, 750.0, 1000)])
+    diff = r[0].elo - r[1].elo
+    assert diff == pytest.approx(190.8, abs=2.0)  # the weak prior pulls in a little
+    assert r[0].elo == pytest.approx(-r[1].elo)  # centred
+    lo, hi = r[0].elo_ci
+    assert lo < r[0].elo < hi and hi - lo < 60
+
+
+def test_bradley_terry_equal_players_and_perfect_records() -> None:
+    r = bradley_terry(["A", "B", "C"], [(0, 1, 50.0, 100), (1, 2, 50.0, 100), (0, 2, 50.0, 100)])
+    assert all(abs(x.elo) < 1e-6 for x in r)
+    perfect = bradley_terry(["A", "B"], [(0, 1, 10.0, 10)])
+    assert math.isfinite(perfect[0].elo) and perfect[0].elo > perfect[1].elo
+    assert perfect[0].elo_ci[1] - perfect[0].elo_ci[0] > 200  # ten games say little
+
+
+def test_bradley_terry_transitivity() -> None:
+    # A beats B 75%, B beats C 75%: A is about 2 * 190.8 above C
+    r = bradley_terry(["A", "B", "C"], [(0, 1, 750.0, 1000), (1, 2, 750.0, 1000)])
+    assert r[0].elo - r[2].elo == pytest.approx(2 * 400 * math.log10(3), abs=8)
+    assert ELO_PER_LOGIT == pytest.approx(173.72, abs=0.01)
+
+
+def test_stratified_interval() -> None:
+    score, lo, hi = stratified_interval([[1.0, 0.5, 1.0, 0.5], [0.0, 0.5, 0.0, 0.5]])
+    assert score == pytest.approx(0.5)
+    var = (0.0833333 / 4 + 0.0833333 / 4) / 4
+    assert hi - score == pytest.approx(1.959964 * math.sqrt(var), rel=1e-4)
+
+
+def test_tournament_table_csv_json_and_reproducibility() -> None:
+    agents = [preset("isolation:ab_improved"), preset("isolation:ab_custom")]
+    opponents = [preset("isolation:random"), preset("isolation:mm_improved")]
+    one = run_tournament(agents, opponents, pairs=3, seed=4, jobs=1)
+    two = run_tournament(agents, opponents, pairs=3, seed=4, jobs=2)
+    assert one.to_dict() == two.to_dict()
+    table = one.to_table()
+    assert "Won | Lost" in table and "Win Rate:" in table and "random" in table
+    assert "Ratings (Bradley-Terry Elo" in table
+    lines = one.to_csv().strip().splitlines()
+    assert len(lines) == 1 + 4 and lines[0].startswith("agent,opponent,wins")
+    d = one.to_dict()
+    assert {c["games"] for c in d["cells"]} == {6}
+    assert {r["name"] for r in d["ratings"]} == {
+        "isolation:ab_improved", "isolation:ab_custom", "isolation:random",
+        "isolation:mm_improved",
+    }
+    # every agent beats the random mover in every game
+    for c in d["cells"]:
+        if c["opponent"] == "isolation:random":
+            assert c["wins"] == 6
+
+
+def test_tournament_rejects_mixed_games() -> None:
+    with pytest.raises(HeurtuneError, match="same game"):
+        run_tournament([preset("isolation:random")], [preset("morris:seed")], pairs=1)
+
+
+def test_tournament_cli(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    csv_path = tmp_path / "t.csv"
+    code = main(["tournament", "isolation:ab_improved", "--opponents", "isolation:random",
+                 "--pairs", "2", "--csv", str(csv_path), "--json"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["cells"][0]["games"] == 4
+    assert csv_path.read_text().count("\n") == 2
+    code = main(["tournament", "isolation:nope", "--opponents", "isolation:random",
+                 "--pairs", "2"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "unknown preset 'isolation:nope'" in err and err.count("\n") == 1
+
+
+def test_excluded_openings_are_never_drawn() -> None:
+    k = get_game("isolation")
+    rules = k.resolve_rules()
+    tuning = random_openings(k, rules, 300, 2, seed=1)
+    fresh = random_openings(k, rules, 500, 2, seed=2, exclude=tuning)
+    used = {opening_hash(k, rules, o) for o in tuning}
+    assert not used & {opening_hash(k, rules, o) for o in fresh}
+    spec = MatchSpec(preset("isolation:random"), preset("isolation:random"), 50, 2,
+                     exclude=tuple(tuning))
+    assert not used & {opening_hash(k, rules, o) for o in spec.openings()}
+
+
+def test_match_exclude_study(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    study = tmp_path / "s.toml"
+    study.write_text('[study]\ngame = "isolation"\nopponent = "isolation:ab_improved"\n'
+                     'pairs = 20\nseed = 3\n[engine]\nheuristic = "improved"\n')
+    code = main(["match", "isolation:random", "isolation:random", "--pairs", "3",
+                 "--exclude-study", str(study)])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "none of the 20 openings" in out
+
+
+def test_random_mover_is_legal_and_seeded() -> None:
+    k = get_game("isolation")
+    e = Engine(preset("isolation:random"))
+    state = k.new_state()
+    picks = {e.choose(state, seed).move for seed in range(30)}
+    assert len(picks) > 10 and picks <= set(k.legal_moves(state))
+    assert e.choose(state, 5).move == e.choose(state, 5).move
+
+
+def test_perft_isolation_cli(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["perft", "isolation", "4"]) == 0
+    assert capsys.readouterr().out == "52672\n"
