@@ -14,7 +14,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match.openings import opening_hash, random_openings
 from heurtune.match.runner import MatchSpec
-from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, stratified_interval
+from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, stratified_interval, wilson
 from heurtune.match.tournament import run_tournament
 
 
@@ -48,6 +48,14 @@ def test_stratified_interval() -> None:
     assert score == pytest.approx(0.5)
     var = (0.0833333 / 4 + 0.0833333 / 4) / 4
     assert hi - score == pytest.approx(1.959964 * math.sqrt(var), rel=1e-4)
+
+
+def test_stratified_interval_sweeps_are_not_certain() -> None:
+    # two 5-pair sweeps: no spread, yet ten games per cell cannot pin the score to 1.0
+    score, lo, hi = stratified_interval([[1.0] * 5, [1.0] * 5])
+    w_lo, w_hi = wilson(1.0, 10)  # one cell alone: [0.72, 1.0]
+    half = 1.959964 * math.sqrt(2 * ((w_hi - w_lo) / (2 * 1.959964)) ** 2) / 2
+    assert score == 1.0 and hi == 1.0 and lo == pytest.approx(1.0 - half) and lo < 0.91
 
 
 def test_tournament_table_csv_json_and_reproducibility() -> None:

@@ -117,24 +117,25 @@ def stratified_interval(
     An agent's tournament score averages cells against different opponents;
     its variance is the sum of the cells' variances (stratified sampling), not
     the spread of all pairs pooled, which would count the opponents'
-    differences as noise.
+    differences as noise. A cell whose pairs all scored the same (a 10-0
+    sweep) gets the variance its Wilson interval implies rather than none.
     """
     cells = [c for c in cells if len(c)]
     if not cells:
         return 0.5, 0.0, 1.0
     k = len(cells)
+    z = z_value(confidence)
     means = [sum(c) / len(c) for c in cells]
     score = sum(means) / k
     var = 0.0
     for c, m in zip(cells, means):
-        if len(c) > 1:
-            var += sum((x - m) ** 2 for x in c) / (len(c) - 1) / len(c)
-    var /= k * k
-    games = 2 * sum(len(c) for c in cells)
-    if var <= 0.0:
-        lo, hi = wilson(score, games, confidence)
-        return score, lo, hi
-    half = z_value(confidence) * math.sqrt(var)
+        spread = sum((x - m) ** 2 for x in c) / (len(c) - 1) if len(c) > 1 else 0.0
+        if spread > 0.0:
+            var += spread / len(c)
+        else:  # no spread yet (say 10-0): the variance its Wilson interval implies
+            lo, hi = wilson(m, 2 * len(c), confidence)
+            var += ((hi - lo) / (2 * z)) ** 2
+    half = z * math.sqrt(var) / k
     return score, max(0.0, score - half), min(1.0, score + half)
 
 

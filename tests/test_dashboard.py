@@ -1,0 +1,53 @@
+"""`heurtune dashboard` serves optuna-dashboard for a storage."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import optuna
+
+from heurtune.cli import main
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_dashboard_serves_the_studies(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    optuna.create_study(study_name="shown", storage=url).optimize(
+        lambda t: t.suggest_float("x", 0, 1), n_trials=2
+    )
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "heurtune", "dashboard", "--storage", url, "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        body = None
+        while time.monotonic() < deadline and body is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/studies", timeout=2) as r:
+                    body = json.loads(r.read())
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.3)
+        assert body is not None, "the dashboard never answered"
+        assert [s["study_name"] for s in body["study_summaries"]] == ["shown"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_dashboard_refuses_a_missing_storage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "none.db"
+    assert main(["dashboard", "--storage", f"sqlite:///{db}"]) == 2
+    assert "does not exist" in capsys.readouterr().err and not db.exists()
