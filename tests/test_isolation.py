@@ -51,7 +51,7 @@ def test_kernel_agrees_with_reference_on_random_games() -> None:
 
 
 def test_make_unmake_restores_everything() -> None:
-    for board, state in _walk(7):
+    for _board, state in _walk(7):
         live = state[: ki.HIST].copy()
         for m in K.legal_moves(state):
             K.make_move(state, m)
@@ -82,7 +82,7 @@ def test_weighted_defaults_are_improved() -> None:
     w = get_heuristic("isolation", "weighted")
     imp = get_heuristic("isolation", "improved")
     pw, pi = w.space.to_array({}), imp.space.to_array({})
-    for board, state in _walk(3):
+    for _board, state in _walk(3):
         for player in (0, 1):
             assert w.evaluate(state, pw, player) == imp.evaluate(state, pi, player)
 

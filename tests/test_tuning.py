@@ -131,6 +131,11 @@ def test_tune_export_match_round_trip(tmp_path, capsys) -> None:  # type: ignore
     code, out, err = cli(capsys, "match", str(out_file), "morris:seed", "--pairs", "2",
                          "--json")
     assert code == 0 and json.loads(out)["games"] == 4
+    code, out, err = cli(capsys, "trials", "t", "--storage", url)
+    assert code == 0 and "possible_mills" in out and out.count("\n") == 1 + 3
+    csv_file = tmp_path / "trials.csv"
+    assert cli(capsys, "trials", "t", "--storage", url, "--csv", str(csv_file))[0] == 0
+    assert csv_file.read_text().splitlines()[0].startswith("number,state,score,score_ci")
 
 
 def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -137,9 +137,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
 
+    done_pairs: dict[int, int] = {}
+
+    def on_pair(trial_number: int, _pair: Any) -> None:
+        done_pairs[trial_number] = done_pairs.get(trial_number, 0) + 1
+        bar.set_postfix_str(f"trial {trial_number}: {done_pairs[trial_number]}/{sf.pairs} pairs")
+
     summary = tune(
         sf, storage_url=args.storage, study_name=args.study_name, trials=args.trials,
-        jobs=args.jobs, on_trial=on_trial,
+        jobs=args.jobs, on_trial=on_trial, on_pair=on_pair,
     )
     bar.close()
     if summary.ran == 0:
@@ -158,6 +164,18 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     path = export_best(args.storage, args.study_name, args.out)
     print(f"wrote {path}")
+    return 0
+
+
+def cmd_trials(args: argparse.Namespace) -> int:
+    from heurtune.tuning.export import trials_table
+
+    df = trials_table(args.storage, args.study_name)
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+        print(f"wrote {len(df)} trials to {args.csv}")
+    else:
+        print(df.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 
@@ -255,6 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml")
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("trials", help="a study's trials as a table (or CSV)")
+    s.add_argument("study_name")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--csv", default=None, metavar="FILE", help="write CSV instead of printing")
+    s.set_defaults(func=cmd_trials)
 
     s = sub.add_parser("dashboard", help="optuna-dashboard for a storage")
     s.add_argument("--storage", default=DEFAULT_STORAGE)

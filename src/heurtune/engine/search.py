@@ -36,7 +36,7 @@ import numpy as np
 from numba import carray
 
 from heurtune.engine.heuristic import Heuristic
-from heurtune.games.base import ONGOING, GameKernel, source_digest
+from heurtune.games.base import ONGOING, GameKernel
 from heurtune.games.bits import data_pointer
 from heurtune.games.specialise import specialise
 
@@ -351,8 +351,7 @@ class Searcher:
             "side_to_move": kernel.side_to_move,
             "evaluate": heuristic.evaluate,
         }
-        tag = f"{kernel.name}_{heuristic.name}_{source_digest([kernel.module, heuristic.module])}"
-        self._fn = specialise(_TEMPLATES, bindings, tag)["_search_root"]
+        self._fn = specialise(_TEMPLATES, bindings, f"{kernel.name}_{heuristic.name}")["_search_root"]
         self.tt = np.zeros((1 << tt_bits, 4), dtype=np.int64)
         self.ttf = self.tt.view(np.float64)
         self.moves = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)

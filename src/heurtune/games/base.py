@@ -26,9 +26,7 @@ game means writing one kernel module and registering it.
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
@@ -84,7 +82,6 @@ class GameKernel:
     rules: tuple[RuleOption, ...]
     max_moves: int
     opening_plies: int
-    player_names: tuple[str, str]
     _new_state: Callable[[Mapping[str, int]], np.ndarray]
     move_to_str: Callable[[int], str]
     gen_moves: Any
@@ -94,7 +91,6 @@ class GameKernel:
     position_hash: Any
     side_to_move: Any
     ply: Any
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     # -- rules -------------------------------------------------------------
     def resolve_rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -136,10 +132,6 @@ class GameKernel:
                 return move
         raise HeurtuneError(f"illegal or malformed {self.name} move {text!r}")
 
-    def source_digest(self) -> str:
-        """Hash of the kernel's source, so compiled specialisations follow edits."""
-        return source_digest([self.module])
-
 
 def _rule_value(raw: Any) -> int | None:
     if isinstance(raw, bool):
@@ -158,10 +150,3 @@ def _rule_value(raw: Any) -> int | None:
             return None
     return None
 
-
-def source_digest(modules: list[ModuleType]) -> str:
-    """A short hash of the source files of ``modules``."""
-    h = hashlib.sha256()
-    for mod in modules:
-        h.update(inspect.getsource(mod).encode())
-    return h.hexdigest()[:12]

@@ -141,7 +141,6 @@ KERNEL = GameKernel(
     rules=(),
     max_moves=SQUARES,
     opening_plies=2,
-    player_names=("player 1", "player 2"),
     _new_state=new_state,
     move_to_str=move_to_str,
     gen_moves=gen_moves,

@@ -344,7 +344,6 @@ KERNEL = GameKernel(
     ),
     max_moves=3 * 21 * 36 + 64,
     opening_plies=4,
-    player_names=("white", "black"),
     _new_state=new_state,
     move_to_str=move_to_str,
     gen_moves=gen_moves,

@@ -37,7 +37,7 @@ def perft(kernel: GameKernel, depth: int, state: np.ndarray | None = None) -> in
             "unmake_move": kernel.unmake_move,
             "outcome": kernel.outcome,
         },
-        f"{kernel.name}_{kernel.source_digest()}",
+        kernel.name,
     )
     pos = kernel.new_state() if state is None else state.copy()
     moves = np.empty((depth + 1, kernel.max_moves), dtype=np.int64)

@@ -6,9 +6,10 @@ through free global names (``gen_moves``, ``make_move``, ``evaluate``...).
 which those names are bound to one game's (and one heuristic's) numba
 dispatchers, then compiles the copies with ``njit(cache=True, nogil=True)``.
 numba inlines the kernel calls, so each specialisation is as fast as
-hand-written per-game code, and the on-disk cache is keyed by a qualified name
-that carries the bound modules' source digest, so editing a kernel can never
-load a stale specialisation.
+hand-written per-game code. Each copy is cached on disk under its own
+qualified name (template name + tag); :mod:`heurtune._numba_cache` makes every
+edit of heurtune's sources invalidate those caches, since a copy inlines code
+from files other than its own.
 """
 
 from __future__ import annotations

@@ -14,8 +14,6 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-import numpy as np
-
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
 from heurtune.errors import HeurtuneError
@@ -185,6 +183,3 @@ class MatchRunner:
         result.pairs.sort(key=lambda p: p.index)
         return result
 
-
-def pair_scores_array(pairs: Sequence[PairResult]) -> np.ndarray:
-    return np.array([p.score for p in pairs], dtype=np.float64)

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import optuna
+import pandas as pd
 from optuna.trial import TrialState
 
 import heurtune
@@ -72,3 +73,18 @@ def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] |
     )
     config.save(path, header)
     return path
+
+
+def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
+    """One row per trial: number, state, score, interval, games and parameters."""
+    storage = open_storage(storage_url, create=False)
+    study = load_study(storage, study_name)
+    df = study.trials_dataframe(attrs=("number", "state", "user_attrs", "params"))
+    rename = {c: c.removeprefix("user_attrs_").removeprefix("params_") for c in df.columns}
+    df = df.rename(columns=rename)
+    keep = ["number", "state", "score", "score_ci", "wins", "draws", "losses", "games"]
+    params = [c for c in df.columns if c not in keep and c not in ("elo", "elo_ci", "baseline")]
+    for col in keep:
+        if col not in df.columns:
+            df[col] = None
+    return df[keep + [c for c in params if c not in keep]]

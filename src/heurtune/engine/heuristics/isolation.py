@@ -270,7 +270,7 @@ WEIGHTED_SPACE = ParamSpace(
         FloatParam("opp_end", 0.0, 3.0, 1.0, step=0.25,
                    help="weight of opponent moves on a full board"),
         FloatParam("own2", 0.0, 1.0, 0.0, step=0.05, help="own squares reachable in two moves"),
-        FloatParam("opp2", 0.0, 1.0, 0.0, step=0.05,
+        FloatParam("opp2", 0.0, 2.0, 0.0, step=0.05,
                    help="opponent squares reachable in two moves"),
         FloatParam("centrality", -1.0, 1.0, 0.0, step=0.05,
                    help="minus squared distance from the centre"),
@@ -280,7 +280,7 @@ WEIGHTED_SPACE = ParamSpace(
                    help="own - opponent squares reachable at all"),
         FloatParam("partition", 0.0, 100.0, 0.0, step=5.0,
                    help="own - opponent longest path once the knights are separated"),
-        FloatParam("territory", 0.0, 3.0, 0.0, step=0.25,
+        FloatParam("territory", 0.0, 6.0, 0.0, step=0.25,
                    help="squares reached first (Voronoi): own - opponent"),
     ),
 )
