@@ -76,3 +76,10 @@ def test_optuna_distributions_and_suggest() -> None:
         assert values["mode"] == "b"
         assert 0.0 <= values["w"] <= 10.0 and 1 <= values["depth"] <= 9
         study.tell(trial, 0.0)
+
+
+def test_grid_values_are_snapped() -> None:
+    p = FloatParam("g", 0.0, 1.0, 0.0, step=0.05)
+    assert p.validate(0.8500000000000001) == 0.85
+    assert p.validate(0.3) == 0.3 and p.validate(1.0) == 1.0
+    assert p.validate(0.33) == 0.33  # a deliberate value off the tuning grid is kept

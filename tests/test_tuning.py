@@ -210,3 +210,35 @@ def test_best_config_rejects_foreign_studies(tmp_path) -> None:  # type: ignore[
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
     with pytest.raises(HeurtuneError, match="not created by heurtune"):
         best_config(url, "foreign")
+
+
+def test_start_from_an_exported_engine(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    start = tmp_path / "start.toml"
+    start.write_text('game = "morris"\nheuristic = "seed"\n[params]\nstones = 2.0\nstash = 0.5\n'
+                     'mills = 3.0\npossible_mills = 1.5\n')
+    sf = study_file(tmp_path)
+    text = Path(sf).read_text().replace("opening_plies = 4", 'opening_plies = 4\nstart_from = "start.toml"')
+    Path(sf).write_text(text)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "1")
+    assert code == 0, err
+    first = optuna.load_study(study_name="t", storage=url).trials[0]
+    assert first.params == {"stones": 2.0, "stash": 0.5, "mills": 3.0, "possible_mills": 1.5}
+    assert first.user_attrs["start_from"].endswith("start.toml")
+
+
+@pytest.mark.parametrize(
+    "engine,message",
+    [
+        ('game = "morris"\nheuristic = "phased"\n', "is a morris:phased engine"),
+        ('game = "morris"\nheuristic = "seed"\n[params]\nstash = 4.0\n', "stash=4.0 is out of bounds"),
+    ],
+)
+def test_bad_start_from(tmp_path, capsys, engine, message) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "start.toml").write_text(engine)
+    sf = study_file(tmp_path)
+    Path(sf).write_text(Path(sf).read_text().replace(
+        "opening_plies = 4", 'opening_plies = 4\nstart_from = "start.toml"'))
+    db = tmp_path / "h.db"
+    code, _, err = cli(capsys, "tune", sf, "--storage", f"sqlite:///{db}")
+    assert code == 2 and message in err and err.count("\n") == 1 and not db.exists()

@@ -46,6 +46,10 @@ class FloatParam:
             raise HeurtuneError(
                 f"parameter {self.name}={value!r} is out of bounds [{self.low}, {self.high}]"
             )
+        if self.step:  # float noise on the grid (Optuna's 0.8500000000000001) is 0.85
+            snapped = round(round((v - self.low) / self.step) * self.step + self.low, 12)
+            if abs(snapped - v) < 1e-9:
+                v = min(max(snapped, self.low), self.high)
         return v
 
     def encode(self, value: Value) -> float:

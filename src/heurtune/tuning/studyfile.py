@@ -12,6 +12,8 @@ Example (``studies/morris.toml``)::
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc
     jobs = 2                  # worker processes per match
     # opening_plies = 4       # default: the game's
+    # start_from = "exported/earlier.toml"  # first trial: that engine's weights
+    #                         # (default: the heuristic's defaults, the baseline)
 
     [engine]                  # the engine being tuned
     heuristic = "seed"
@@ -49,6 +51,7 @@ PRUNERS = ("wilcoxon", "median", "none")
 _SECTIONS = {"study", "engine", "params", "pruner"}
 _STUDY_KEYS = {
     "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
+    "start_from",
 }
 _ENGINE_KEYS = {"heuristic", "search", "rules"}
 _PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps"}
@@ -79,6 +82,8 @@ class StudyFile:
     jobs: int
     opening_plies: int
     pruner: PrunerSpec = field(default_factory=PrunerSpec)
+    start_from: str = ""
+    start_params: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def objective_name(self) -> str:
@@ -124,6 +129,14 @@ def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None
         raise HeurtuneError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})")
 
 
+def _beside(study_path: str | os.PathLike[str], ref: str) -> str:
+    """A file named in a study file: as given if it exists, else next to the study file."""
+    if os.path.isabs(ref) or Path(ref).is_file():
+        return ref
+    candidate = Path(study_path).parent / ref
+    return str(candidate) if candidate.is_file() else ref
+
+
 def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     """Parse and validate a study file; every error names the file."""
     where = str(path)
@@ -153,10 +166,8 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         raise HeurtuneError(f"{where}: {exc}") from None
     base = base.with_params(space.defaults())
     opponent_spec = _typed(study.get("opponent", f"{game}:seed"), str, f"{w}: opponent")
-    if opponent_spec.endswith(".toml") and not os.path.isabs(opponent_spec):
-        candidate = Path(path).parent / opponent_spec
-        if candidate.is_file() and not Path(opponent_spec).is_file():
-            opponent_spec = str(candidate)
+    if opponent_spec.endswith(".toml"):
+        opponent_spec = _beside(path, opponent_spec)
     try:
         opponent = resolve_engine(opponent_spec)
     except HeurtuneError as exc:
@@ -191,6 +202,23 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         raise HeurtuneError(f"{where} [pruner]: p_threshold must be in [0, 1]")
     if pruner.n_startup_steps < 0 or pruner.n_warmup_steps < 0:
         raise HeurtuneError(f"{where} [pruner]: step counts must be non-negative")
+    start_from = _typed(study.get("start_from", ""), str, f"{w}: start_from")
+    start_params: dict[str, Any] = {}
+    if start_from:
+        start_from = _beside(path, start_from)
+        start = EngineConfig.load(start_from)
+        if (start.game, start.heuristic) != (game, heuristic):
+            raise HeurtuneError(
+                f"{w}: start_from {start_from} is a {start.game}:{start.heuristic} engine, "
+                f"not {game}:{heuristic}"
+            )
+        try:
+            start_params = space.validate(
+                {p.name: start.params[p.name] for p in space.searched}
+            )
+        except HeurtuneError as exc:
+            raise HeurtuneError(f"{w}: start_from {start_from}: {exc}") from None
+        start_params = {p.name: start_params[p.name] for p in space.searched}
     name = _typed(study.get("name", Path(path).stem), str, f"{w}: name")
     if not name.strip():
         raise HeurtuneError(f"{w}: name must not be empty")
@@ -198,5 +226,5 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         path=where, name=name, base=base, space=space, opponent=opponent,
         opponent_spec=opponent_spec, trials=trials, pairs=pairs,
         seed=_typed(study.get("seed", 0), int, f"{w}: seed"), sampler=sampler, jobs=jobs,
-        opening_plies=plies, pruner=pruner,
+        opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
     )

@@ -143,10 +143,13 @@ def tune(
         study.set_user_attr(SETUP_ATTR, setup)
         study.set_user_attr("objective", sf.objective_name)
         study.set_metric_names([sf.objective_name])
-        study.enqueue_trial(
-            {p.name: sf.base.params[p.name] for p in sf.space.searched},
-            user_attrs={"baseline": True},
-        )
+        if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
+            study.enqueue_trial(dict(sf.start_params), user_attrs={"start_from": sf.start_from})
+        else:
+            study.enqueue_trial(
+                {p.name: sf.base.params[p.name] for p in sf.space.searched},
+                user_attrs={"baseline": True},
+            )
     elif stored != setup:
         diff = sorted(k for k in set(stored) | set(setup) if stored.get(k) != setup.get(k))
         raise HeurtuneError(
