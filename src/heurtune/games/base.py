@@ -88,9 +88,10 @@ class GameKernel:
     make_move: Any
     unmake_move: Any
     outcome: Any
-    position_hash: Any
-    side_to_move: Any
-    ply: Any
+    # the header accessors are the same for every game
+    position_hash: Any = position_hash
+    side_to_move: Any = side_to_move
+    ply: Any = ply
 
     # -- rules -------------------------------------------------------------
     def resolve_rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:

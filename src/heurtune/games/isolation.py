@@ -29,9 +29,6 @@ from heurtune.games.base import (
     PLY,
     STM,
     GameKernel,
-    ply,
-    position_hash,
-    side_to_move,
 )
 from heurtune.games.bits import lsb
 
@@ -147,7 +144,4 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
-    position_hash=position_hash,
-    side_to_move=side_to_move,
-    ply=ply,
 )

@@ -40,9 +40,6 @@ from heurtune.games.base import (
     STM,
     GameKernel,
     RuleOption,
-    ply,
-    position_hash,
-    side_to_move,
 )
 from heurtune.games.bits import lsb, popcount
 
@@ -350,7 +347,4 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
-    position_hash=position_hash,
-    side_to_move=side_to_move,
-    ply=ply,
 )
