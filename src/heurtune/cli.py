@@ -175,7 +175,11 @@ def cmd_trials(args: argparse.Namespace) -> int:
         df.to_csv(args.csv, index=False)
         print(f"wrote {len(df)} trials to {args.csv}")
     else:
-        print(df.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        shown = df.copy()
+        shown["score_ci"] = shown["score_ci"].map(
+            lambda v: f"[{v[0]:.3f}, {v[1]:.3f}]" if isinstance(v, list) and len(v) == 2 else v
+        )
+        print(shown.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 
