@@ -123,17 +123,21 @@ def evaluate_custom_3_intent(state, params, player):  # type: ignore[no-untyped-
 
 
 @njit(**_NUMBA)
-def _second_order(state, player):  # type: ignore[no-untyped-def]
-    """Squares reachable in two moves through empty squares."""
-    first = targets(state, player)
-    free = ~state[BLOCKED]
-    reach = 0
-    t = first
+def _expand(frontier):  # type: ignore[no-untyped-def]
+    """Squares one knight move away from any square of ``frontier``."""
+    out = 0
+    t = frontier
     while t:
         sq = lsb(t)
         t &= t - 1
-        reach |= KNIGHT[sq]
-    return popcount(reach & free)
+        out |= KNIGHT[sq]
+    return out
+
+
+@njit(**_NUMBA)
+def _second_order(state, player):  # type: ignore[no-untyped-def]
+    """Squares reachable in two moves through empty squares."""
+    return popcount(_expand(targets(state, player)) & ~state[BLOCKED])
 
 
 @njit(**_NUMBA)
@@ -143,13 +147,7 @@ def _region(state, player):  # type: ignore[no-untyped-def]
     reach = targets(state, player)
     frontier = reach
     while frontier:
-        grown = 0
-        t = frontier
-        while t:
-            sq = lsb(t)
-            t &= t - 1
-            grown |= KNIGHT[sq]
-        frontier = grown & free & ~reach
+        frontier = _expand(frontier) & free & ~reach
         reach |= frontier
     return reach
 
@@ -177,17 +175,6 @@ def _longest(pos, free, budget):  # type: ignore[no-untyped-def]
 
 
 LONGEST_PATH_STEPS = 400
-
-
-@njit(**_NUMBA)
-def _expand(frontier):  # type: ignore[no-untyped-def]
-    out = 0
-    t = frontier
-    while t:
-        sq = lsb(t)
-        t &= t - 1
-        out |= KNIGHT[sq]
-    return out
 
 
 @njit(**_NUMBA)
