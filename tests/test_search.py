@@ -119,3 +119,12 @@ def test_search_releases_the_gil() -> None:
     t.join()
     # a search holding the GIL would have starved this loop (a few ticks at most)
     assert ticks > 100
+
+
+def test_search_rejects_arrays_it_cannot_view() -> None:
+    s = Searcher(K, H)
+    state = K.new_state()
+    with pytest.raises(ValueError, match="state must be a contiguous 1-D int64"):
+        s.search(state[::2], P)
+    with pytest.raises(ValueError, match="params must be a contiguous 1-D float64"):
+        s.search(state, P.astype(np.float32))

@@ -380,11 +380,15 @@ class Searcher:
     ) -> SearchResult:
         """Search ``state`` (left unchanged) and return the chosen move.
 
-        The memo/table is kept between calls (it only caches exact search
-        results); killers and history are aged by halving.
+        The transposition table is kept between calls (call :meth:`clear`
+        between games); killers and history are aged by halving.
         """
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
+        # the search re-views these buffers by raw pointer: they must be what it assumes
+        for name, arr, dtype in (("state", state, np.int64), ("params", params, np.float64)):
+            if arr.dtype != dtype or arr.ndim != 1 or not arr.flags.c_contiguous:
+                raise ValueError(f"{name} must be a contiguous 1-D {np.dtype(dtype)} array")
         depth = max(1, min(int(depth), MAX_PLY - 2))
         self.ctx[:] = 0
         self.ctx[C_LIMIT] = nodes
