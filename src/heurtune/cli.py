@@ -61,8 +61,6 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.rule:
         rules = {**a.rules, **_rules(args.rule)}
         a, b = replace(a, rules=rules), replace(b, rules=rules)
-    if args.jobs < 1:
-        raise HeurtuneError("--jobs must be at least 1")
     exclude: tuple[tuple[int, ...], ...] = ()
     if args.exclude_study:
         from heurtune.tuning.studyfile import load_study_file
@@ -70,8 +68,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         sf = load_study_file(args.exclude_study)
         if sf.base.game != a.game:
             raise HeurtuneError(f"{args.exclude_study} tunes {sf.base.game}, not {a.game}")
-        exclude = tuple(MatchSpec(sf.base, sf.opponent, sf.pairs, sf.seed,
-                                  sf.opening_plies).openings())
+        exclude = tuple(sf.match_spec().openings())
     spec = MatchSpec(a, b, args.pairs, args.seed, args.opening_plies, exclude)
     bar = _progress(args.pairs, f"{a.label} vs {b.label}")
     with MatchRunner(args.jobs) as runner:
@@ -93,10 +90,6 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     agents = [resolve_engine(a) for a in args.agents]
     opponents = [resolve_engine(o) for o in args.opponents]
-    if args.jobs < 1:
-        raise HeurtuneError("--jobs must be at least 1")
-    if args.pairs < 1:
-        raise HeurtuneError("--pairs must be at least 1")
     bar = _progress(args.pairs * len(agents) * len(opponents), "tournament")
     result = run_tournament(agents, opponents, args.pairs, args.seed, args.jobs,
                             args.opening_plies, on_pair=lambda _p: bar.update(1))
@@ -306,9 +299,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import warnings
-
-    warnings.filterwarnings("ignore", message=r".*is experimental.*")
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

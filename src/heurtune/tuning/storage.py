@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import optuna
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
 
 from heurtune.errors import HeurtuneError
+from heurtune.tuning import experimental_ok
 
 DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
 
@@ -42,8 +42,7 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     if url.startswith("postgresql"):
         engine_kwargs["connect_args"] = {"connect_timeout": 5}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        with experimental_ok():
             return RDBStorage(
                 url,
                 engine_kwargs=engine_kwargs,

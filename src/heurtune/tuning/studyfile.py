@@ -42,6 +42,7 @@ from typing import Any, Mapping
 from heurtune.engine.config import EngineConfig, SearchSettings, resolve_engine
 from heurtune.engine.params import ParamSpace
 from heurtune.errors import HeurtuneError
+from heurtune.match.runner import MatchSpec
 from heurtune.games import get_game
 from heurtune.tomlio import read_toml
 
@@ -84,6 +85,13 @@ class StudyFile:
     pruner: PrunerSpec = field(default_factory=PrunerSpec)
     start_from: str = ""
     start_params: Mapping[str, Any] = field(default_factory=dict)
+
+    def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
+        """The match each trial plays (``engine``: the trial's; default the baseline).
+        Its openings are the study's: the same for every trial, and what
+        ``match --exclude-study`` leaves out."""
+        return MatchSpec(engine or self.base, self.opponent, self.pairs, self.seed,
+                         self.opening_plies)
 
     @property
     def objective_name(self) -> str:

@@ -13,7 +13,6 @@ where we started?".
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -22,7 +21,8 @@ from optuna.trial import TrialState
 
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
-from heurtune.match.runner import MatchRunner, MatchSpec, stats_of
+from heurtune.match.runner import MatchRunner, stats_of
+from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.storage import open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
@@ -32,26 +32,24 @@ FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
 def make_sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
-    if kind == "tpe":
-        return optuna.samplers.TPESampler(seed=seed)
-    if kind == "multivariate-tpe":  # models correlated weights (early vs late, own vs opp)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+    with experimental_ok():
+        if kind == "tpe":
+            return optuna.samplers.TPESampler(seed=seed)
+        if kind == "multivariate-tpe":  # models correlated weights (early vs late, own vs opp)
             return optuna.samplers.TPESampler(seed=seed, multivariate=True)
-    if kind == "random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    if kind == "qmc":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        if kind == "random":
+            return optuna.samplers.RandomSampler(seed=seed)
+        if kind == "qmc":
             return optuna.samplers.QMCSampler(seed=seed)
     raise HeurtuneError(f"unknown sampler {kind!r}")
 
 
 def make_pruner(spec: PrunerSpec) -> optuna.pruners.BasePruner:
     if spec.kind == "wilcoxon":
-        return optuna.pruners.WilcoxonPruner(
-            p_threshold=spec.p_threshold, n_startup_steps=spec.n_startup_steps
-        )
+        with experimental_ok():
+            return optuna.pruners.WilcoxonPruner(
+                p_threshold=spec.p_threshold, n_startup_steps=spec.n_startup_steps
+            )
     if spec.kind == "median":
         return optuna.pruners.MedianPruner(n_warmup_steps=spec.n_warmup_steps)
     return optuna.pruners.NopPruner()
@@ -78,7 +76,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
     def objective(trial: optuna.Trial) -> float:
         params = suggest(trial, sf.space)
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
-        spec = MatchSpec(config, sf.opponent, sf.pairs, sf.seed, sf.opening_plies)
+        spec = sf.match_spec(config)
         pairs: list[PairResult] = []
         stream = runner.iter_pairs(spec, openings)
         try:
@@ -125,8 +123,7 @@ def tune(
     workers = jobs if jobs is not None else sf.jobs
     if workers < 1:
         raise HeurtuneError(f"jobs must be at least 1, got {workers}")
-    spec = MatchSpec(sf.base, sf.opponent, sf.pairs, sf.seed, sf.opening_plies)
-    openings = spec.openings()  # validates the opening settings before storage is touched
+    openings = sf.match_spec().openings()  # validates the openings before storage is touched
     storage = open_storage(storage_url, create=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(
@@ -142,7 +139,8 @@ def tune(
     if stored is None:
         study.set_user_attr(SETUP_ATTR, setup)
         study.set_user_attr("objective", sf.objective_name)
-        study.set_metric_names([sf.objective_name])
+        with experimental_ok():
+            study.set_metric_names([sf.objective_name])
         if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
             study.enqueue_trial(dict(sf.start_params), user_attrs={"start_from": sf.start_from})
         else:
