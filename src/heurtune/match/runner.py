@@ -107,12 +107,20 @@ def _pair_task(
     return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed)
 
 
+_WARM: set[tuple[str, str]] = set()
+
+
 def warm_up(config: EngineConfig) -> None:
     """Compile (or load from numba's cache) the engine's search in this process,
-    so worker processes find it cached instead of compiling it each."""
+    so worker processes find it cached instead of compiling it each. Once per
+    game and heuristic: other weights reuse the same compiled search."""
+    key = (config.game, config.heuristic)
+    if key in _WARM:
+        return
     engine = _engine(config)
     state = engine.kernel.new_state(config.rules)
     engine.searcher.search(state, engine.params, algorithm=config.search.algorithm, depth=1)
+    _WARM.add(key)
 
 
 # -- driver side ------------------------------------------------------------
