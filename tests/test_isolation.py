@@ -9,6 +9,7 @@ import pytest
 import reference_isolation as ref
 
 from heurtune.engine.heuristic import get_heuristic
+from heurtune.engine.heuristics.isolation import LONGEST_PATH_STEPS, WEIGHTED_SPACE
 from heurtune.games import LOSS, ONGOING, get_game
 from heurtune.games import isolation as ki
 from heurtune.games.perft import perft
@@ -106,3 +107,58 @@ def test_custom_3_intent_prefers_positive_and_close() -> None:
             else:
                 assert v == own
     assert seen_positive
+
+
+def _exact_paths(board: ref.Board) -> bool:
+    """Whether the kernel's bounded longest-path DFS is exhaustive here."""
+    mine, theirs = ref.distances(board, 0), ref.distances(board, 1)
+    if set(mine) & set(theirs):
+        return True  # not separated: no path search at all
+    try:
+        for p, region in ((0, mine), (1, theirs)):
+            ref.longest_path(board.locations[p], set(region), LONGEST_PATH_STEPS)
+    except ref.TooLong:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("feature", [p.name for p in WEIGHTED_SPACE.params])
+def test_weighted_features_match_the_reference(feature: str) -> None:
+    """Each weight of the family, on its own, scores like the plain-Python formula."""
+    w = get_heuristic("isolation", "weighted")
+    base = {p.name: 0.0 for p in WEIGHTED_SPACE.params}
+    param = next(p for p in WEIGHTED_SPACE.params if p.name == feature)
+    # a non-zero value on the grid (resolution rounds an `improved`-like score)
+    value = param.high if param.high != 0 else param.low
+    values = dict(base, **{feature: value})
+    if feature == "resolution":
+        values.update(own_start=1.0, own_end=1.0, opp_start=1.0, opp_end=1.0, territory=1.0,
+                      resolution=2.5)
+    params = w.space.to_array(values)
+    checked = separated = 0
+    for seed in range(60):
+        for board, state in _walk(seed):
+            if None in board.locations or not _exact_paths(board):
+                continue
+            separated += not (set(ref.distances(board, 0)) & set(ref.distances(board, 1)))
+            for player in (0, 1):
+                expected = ref.weighted(board, player, values)
+                assert w.evaluate(state, params, player) == pytest.approx(expected), (seed, player)
+                checked += 1
+    assert checked > 1000 and separated > 20
+
+
+def test_weighted_matches_the_reference_at_random_points() -> None:
+    w = get_heuristic("isolation", "weighted")
+    rng = random.Random(5)
+    for point in range(20):
+        values = {p.name: p.low + rng.randrange(int(round((p.high - p.low) / p.step)) + 1) * p.step
+                  for p in WEIGHTED_SPACE.params}
+        values["resolution"] = 0.0 if point % 2 else values["resolution"]
+        params = w.space.to_array(values)
+        for board, state in _walk(100 + point):
+            if None in board.locations or not _exact_paths(board):
+                continue
+            for player in (0, 1):
+                got = w.evaluate(state, params, player)
+                assert got == pytest.approx(ref.weighted(board, player, values), abs=1e-9), point

@@ -34,7 +34,12 @@ moves of the player and its opponent.
                 ``LONGEST_PATH_STEPS`` steps: exact in small regions), with
                 half a move for who moves first, so its sign names the winner;
                 plus ``i*territory``: Voronoi territory, the squares each knight
-                reaches in strictly fewer moves than the other (own - opponent).
+                reaches in strictly fewer moves than the other (own - opponent);
+                plus ``j*contested``: the squares both reach in the same number
+                of moves, + when ``player`` is to move (it arrives first).
+                Finally the score may be rounded to a multiple of
+                ``resolution`` (coarse scores tie more, so alpha-beta prunes
+                more and searches deeper at the same node budget).
                 Defaults: a = b = 1, the rest 0, i.e. exactly ``improved``.
 """
 
@@ -178,22 +183,27 @@ LONGEST_PATH_STEPS = 400
 
 
 @njit(**_NUMBA)
-def _territory(state, player):  # type: ignore[no-untyped-def]
-    """Voronoi territory: squares ``player`` reaches in strictly fewer moves than the
-    opponent, minus the opponent's such squares (simultaneous BFS over bitboards)."""
+def _voronoi(state, player):  # type: ignore[no-untyped-def]
+    """(squares ``player`` reaches in strictly fewer moves than the opponent, the
+    opponent's such squares, squares both reach in the same number of moves):
+    a simultaneous BFS over bitboards."""
     free = ~state[BLOCKED] & ((1 << SQUARES) - 1)
     new_me = targets(state, player)
     new_them = targets(state, 1 - player)
     seen_me = new_me
     seen_them = new_them
-    diff = popcount(new_me & ~seen_them) - popcount(new_them & ~seen_me)
+    first_me = new_me & ~seen_them
+    first_them = new_them & ~seen_me
+    tied = new_me & new_them
     while new_me or new_them:
         new_me = _expand(new_me) & free & ~seen_me
         new_them = _expand(new_them) & free & ~seen_them
         seen_me |= new_me
         seen_them |= new_them
-        diff += popcount(new_me & ~seen_them) - popcount(new_them & ~seen_me)
-    return diff
+        first_me |= new_me & ~seen_them
+        first_them |= new_them & ~seen_me
+        tied |= new_me & new_them
+    return first_me, first_them, tied
 
 
 @njit(**_NUMBA)
@@ -237,8 +247,13 @@ def evaluate_weighted(state, params, player):  # type: ignore[no-untyped-def]
         score += params[8] * diff
         if params[9] != 0.0 and mine & theirs == 0:  # separated: an endgame of path lengths
             score += params[9] * _separated_margin(state, player, mine, theirs)
-    if params[10] != 0.0 and me >= 0 and them >= 0:
-        score += params[10] * _territory(state, player)
+    if (params[10] != 0.0 or params[11] != 0.0) and me >= 0 and them >= 0:
+        mine, theirs, tied = _voronoi(state, player)
+        score += params[10] * (popcount(mine) - popcount(theirs))
+        if params[11] != 0.0:  # the side to move gets to tied squares first
+            score += params[11] * popcount(tied) * (1 if state[STM] == player else -1)
+    if params[12] > 0.0:  # coarser scores tie more often, so alpha-beta cuts more
+        score = np.floor(score / params[12] + 0.5) * params[12]
     return score
 
 
@@ -250,16 +265,16 @@ NO_PARAMS = ParamSpace("none", ())
 WEIGHTED_SPACE = ParamSpace(
     "weighted",
     (
-        FloatParam("own_start", 0.0, 3.0, 1.0, step=0.25, help="weight of own moves at the start"),
-        FloatParam("own_end", 0.0, 3.0, 1.0, step=0.25, help="weight of own moves on a full board"),
-        FloatParam("opp_start", 0.0, 3.0, 1.0, step=0.25,
+        FloatParam("own_start", 0.0, 5.0, 1.0, step=0.25, help="weight of own moves at the start"),
+        FloatParam("own_end", 0.0, 5.0, 1.0, step=0.25, help="weight of own moves on a full board"),
+        FloatParam("opp_start", 0.0, 5.0, 1.0, step=0.25,
                    help="weight of opponent moves at the start"),
-        FloatParam("opp_end", 0.0, 3.0, 1.0, step=0.25,
+        FloatParam("opp_end", 0.0, 5.0, 1.0, step=0.25,
                    help="weight of opponent moves on a full board"),
         FloatParam("own2", 0.0, 1.0, 0.0, step=0.05, help="own squares reachable in two moves"),
         FloatParam("opp2", 0.0, 2.0, 0.0, step=0.05,
                    help="opponent squares reachable in two moves"),
-        FloatParam("centrality", -1.0, 1.0, 0.0, step=0.05,
+        FloatParam("centrality", -2.0, 2.0, 0.0, step=0.05,
                    help="minus squared distance from the centre"),
         FloatParam("distance", -1.0, 1.0, 0.0, step=0.05,
                    help="squared distance between the knights"),
@@ -269,6 +284,11 @@ WEIGHTED_SPACE = ParamSpace(
                    help="own - opponent longest path once the knights are separated"),
         FloatParam("territory", 0.0, 6.0, 0.0, step=0.25,
                    help="squares reached first (Voronoi): own - opponent"),
+        FloatParam("contested", -3.0, 3.0, 0.0, step=0.25,
+                   help="squares both reach in the same number of moves, "
+                        "counted for the side to move"),
+        FloatParam("resolution", 0.0, 16.0, 0.0, step=0.5,
+                   help="round the score to a multiple of this (0: no rounding)"),
     ),
 )
 
