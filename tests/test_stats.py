@@ -37,4 +37,11 @@ def test_elo() -> None:
 
 def test_to_dict_keys() -> None:
     d = MatchStats(3, 1, 0, (1.0, 0.75)).to_dict()
-    assert set(d) == {"wins", "draws", "losses", "games", "score", "score_ci", "elo", "elo_ci"}
+    assert set(d) == {"wins", "draws", "losses", "games", "score", "score_ci", "elo", "elo_ci",
+                      "pairs_won", "pairs_even", "pairs_lost"}
+
+
+def test_pair_outcomes() -> None:
+    stats = MatchStats(5, 1, 4, (1.0, 0.5, 0.5, 0.75, 0.25, 0.0, 0.5, 1.0))
+    assert stats.pair_outcomes == (3, 3, 2)
+    assert stats.pairs_summary() == "pairs: 3 won, 3 even, 2 lost"

@@ -81,6 +81,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         fresh = f", none of the {len(exclude)} openings of {args.exclude_study}" if exclude else ""
         print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}{fresh}")
         print(stats.summary())
+        print(stats.pairs_summary())
     return 0
 
 

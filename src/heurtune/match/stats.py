@@ -87,8 +87,25 @@ class MatchStats:
         lo, hi = self.score_ci
         return elo(lo, self.games), elo(hi, self.games)
 
+    @property
+    def pair_outcomes(self) -> tuple[int, int, int]:
+        """(pairs won, pairs even, pairs lost) by the first engine.
+
+        An even pair is usually a split: each engine won with the same colour. When
+        most pairs split, the openings decide most games whoever plays them, and
+        the score can move only through the rest, so the breakdown says how much
+        room a score has.
+        """
+        won = sum(1 for s in self.pair_scores if s > 0.5)
+        lost = sum(1 for s in self.pair_scores if s < 0.5)
+        return won, len(self.pair_scores) - won - lost, lost
+
     def to_dict(self) -> dict[str, object]:
+        won, even, lost = self.pair_outcomes
         return {
+            "pairs_won": won,
+            "pairs_even": even,
+            "pairs_lost": lost,
             "wins": self.wins,
             "draws": self.draws,
             "losses": self.losses,
@@ -107,6 +124,10 @@ class MatchStats:
             f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
             f"Elo {self.elo:+.1f} [{elo_lo:+.1f}, {elo_hi:+.1f}]"
         )
+
+    def pairs_summary(self) -> str:
+        won, even, lost = self.pair_outcomes
+        return f"pairs: {won} won, {even} even, {lost} lost"
 
 
 def stratified_interval(
