@@ -1,0 +1,35 @@
+"""Every study file and engine configuration shipped under studies/ loads and validates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from heurtune.engine.config import resolve_engine
+from heurtune.tuning.studyfile import load_study_file
+
+STUDIES = Path(__file__).resolve().parent.parent / "studies"
+
+
+@pytest.mark.parametrize("path", sorted(STUDIES.glob("*.toml")), ids=lambda p: p.name)
+def test_study_files_load(path: Path) -> None:
+    sf = load_study_file(path)
+    assert sf.base.game in {"morris", "isolation"}
+
+
+@pytest.mark.parametrize(
+    "path", sorted([*STUDIES.glob("exported/*.toml"), *STUDIES.glob("engines/*.toml")]),
+    ids=lambda p: p.name,
+)
+def test_engine_files_load(path: Path) -> None:
+    config = resolve_engine(str(path))
+    space = config.heuristic_obj.space
+    space.validate(dict(config.params))  # every weight in bounds, every name known
+    assert set(config.params) <= set(space.names)
+
+
+def test_polish_study_starts_from_the_refined_engine() -> None:
+    sf = load_study_file(STUDIES / "isolation-polish.toml")
+    refined = resolve_engine(str(STUDIES / "exported" / "isolation-refine.toml"))
+    assert all(sf.start_params[k] == refined.params[k] for k in sf.start_params)
