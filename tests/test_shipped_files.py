@@ -33,3 +33,13 @@ def test_polish_study_starts_from_the_refined_engine() -> None:
     sf = load_study_file(STUDIES / "isolation-polish.toml")
     refined = resolve_engine(str(STUDIES / "exported" / "isolation-refine.toml"))
     assert all(sf.start_params[k] == refined.params[k] for k in sf.start_params)
+
+
+@pytest.mark.parametrize("name", ["isolation.toml", "isolation-refine.toml"])
+def test_recorded_isolation_studies_keep_their_search_space(name: str) -> None:
+    """The family grew after these studies ran; their files pin what they searched."""
+    sf = load_study_file(STUDIES / name)
+    searched = {p.name: (p.low, p.high) for p in sf.space.searched}
+    assert "contested" not in searched and "resolution" not in searched
+    if name == "isolation.toml":
+        assert searched["own_start"] == (0.0, 3.0) and searched["centrality"] == (-1.0, 1.0)
