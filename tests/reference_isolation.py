@@ -12,6 +12,13 @@ from dataclasses import dataclass, field
 
 SIZE = 7
 KNIGHT_STEPS = [(-2, -1), (-2, 1), (-1, -2), (-1, 2), (1, -2), (1, 2), (2, -1), (2, 1)]
+ALL_SQUARES = [(r, c) for r in range(SIZE) for c in range(SIZE)]
+
+
+def _steps(sq: tuple[int, int]) -> list[tuple[int, int]]:
+    """Squares one knight move from ``sq`` on the board, blocked or not."""
+    r, c = sq
+    return [(r + dr, c + dc) for dr, dc in KNIGHT_STEPS if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE]
 
 
 @dataclass
@@ -23,13 +30,8 @@ class Board:
     def legal_moves(self, player: int | None = None) -> list[tuple[int, int]]:
         player = self.active if player is None else player
         loc = self.locations[player]
-        if loc is None:
-            return [(r, c) for r in range(SIZE) for c in range(SIZE) if (r, c) not in self.blocked]
-        r, c = loc
-        return [
-            (r + dr, c + dc) for dr, dc in KNIGHT_STEPS
-            if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE and (r + dr, c + dc) not in self.blocked
-        ]
+        squares = ALL_SQUARES if loc is None else _steps(loc)
+        return [sq for sq in squares if sq not in self.blocked]
 
     def forecast(self, move: tuple[int, int]) -> Board:
         new = Board(set(self.blocked), list(self.locations), 1 - self.active)
@@ -90,13 +92,8 @@ def custom_3(b: Board, player: int) -> float:
 
 
 # -- the `weighted` family, feature by feature ------------------------------------
-def _steps(sq: tuple[int, int]) -> list[tuple[int, int]]:
-    r, c = sq
-    return [(r + dr, c + dc) for dr, dc in KNIGHT_STEPS if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE]
-
-
 def _free(b: Board) -> set:
-    return {(r, c) for r in range(SIZE) for c in range(SIZE)} - b.blocked
+    return set(ALL_SQUARES) - b.blocked
 
 
 def second_order(b: Board, player: int) -> int:
@@ -144,6 +141,11 @@ def longest_path(start: tuple[int, int], squares: set, limit: int = 10**6) -> in
         return best
 
     return dfs(start, squares)
+
+
+def separated(b: Board) -> bool:
+    """Whether no empty square is reachable by both knights."""
+    return not set(distances(b, 0)) & set(distances(b, 1))
 
 
 def weighted(b: Board, player: int, p: dict) -> float:

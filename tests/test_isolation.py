@@ -140,7 +140,7 @@ def test_weighted_features_match_the_reference(feature: str) -> None:
         for board, state in _walk(seed):
             if None in board.locations or not _exact_paths(board):
                 continue
-            separated += not (set(ref.distances(board, 0)) & set(ref.distances(board, 1)))
+            separated += ref.separated(board)
             for player in (0, 1):
                 expected = ref.weighted(board, player, values)
                 assert w.evaluate(state, params, player) == pytest.approx(expected), (seed, player)
