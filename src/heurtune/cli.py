@@ -191,13 +191,18 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from heurtune.engine.bench import bench
 
-    result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions)
+    settings = {k: v for k, v in (("table", args.table), ("tt_min_depth", args.tt_min_depth),
+                                  ("leaf_order", args.leaf_order)) if v is not None}
+    result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions,
+                   **settings)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
+        table = " ".join(f"{k}={v}" for k, v in result.settings.items())
         print(
-            f"{result.game} {result.heuristic} {result.algorithm} depth {result.depth}: "
-            f"{result.positions} positions, {result.nodes} nodes in {result.seconds:.3f} s = "
+            f"{result.game} {result.heuristic} {result.algorithm} depth {result.depth} ({table}): "
+            f"{result.positions} positions, time to depth {result.seconds:.3f} s; "
+            f"{result.nodes:,} nodes ({result.last_iteration_nodes:,} in the last iteration) = "
             f"{result.nodes_per_second:,.0f} nodes/s"
         )
     return 0
@@ -290,6 +295,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--algorithm", default="alphabeta", choices=["alphabeta", "minimax"])
     s.add_argument("--depth", type=int, default=None, help="default: the game's (morris: 7)")
     s.add_argument("--positions", type=int, default=8)
+    s.add_argument("--table", action=argparse.BooleanOptionalAction, default=None,
+                   help="transposition table on / off (default: the game's)")
+    s.add_argument("--tt-min-depth", type=int, default=None,
+                   help="probe the table only with this many plies left (default: the game's)")
+    s.add_argument("--leaf-order", action=argparse.BooleanOptionalAction, default=None,
+                   help="order the moves of leaf parents (default: the game's)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_bench)
 

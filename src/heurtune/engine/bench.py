@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from heurtune.engine.config import SearchSettings, search_defaults
 from heurtune.engine.heuristic import get_heuristic, heuristics_module
-from heurtune.engine.search import Searcher
+from heurtune.engine.search import MAX_PLY, Searcher
+from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, GameKernel, get_game
 
 
@@ -43,6 +45,11 @@ def bench_positions(
 
 @dataclass(frozen=True)
 class BenchResult:
+    """One bench run. ``seconds`` is the time to ``depth`` summed over the
+    positions (the fastest pass); ``nodes`` counts every iteration of iterative
+    deepening, ``last_iteration_nodes`` only the deepest one, so that searches
+    that count differently can be compared by time to depth."""
+
     game: str
     heuristic: str
     algorithm: str
@@ -50,6 +57,8 @@ class BenchResult:
     positions: int
     nodes: int
     seconds: float
+    last_iteration_nodes: int = 0
+    settings: dict[str, object] = field(default_factory=dict)
 
     @property
     def nodes_per_second(self) -> float:
@@ -59,7 +68,9 @@ class BenchResult:
         return {
             "game": self.game, "heuristic": self.heuristic, "algorithm": self.algorithm,
             "depth": self.depth, "positions": self.positions, "nodes": self.nodes,
-            "seconds": self.seconds, "nodes_per_second": self.nodes_per_second,
+            "last_iteration_nodes": self.last_iteration_nodes,
+            "seconds": self.seconds, "time_to_depth": self.seconds,
+            "nodes_per_second": self.nodes_per_second, "settings": dict(self.settings),
         }
 
 
@@ -71,30 +82,40 @@ def bench_defaults(game: str) -> dict[str, object]:
 def bench(
     game: str, heuristic: str | None = None, depth: int | None = None,
     algorithm: str = "alphabeta", positions: int = 8, seed: int = 2024, repeat: int = 3,
+    **settings: object,
 ) -> BenchResult:
     """Search every bench position to ``depth`` with an empty table (the engines'
-    default size); time only the searches. The node count is the same on every
-    pass; the time is the fastest of ``repeat`` passes, the usual way to read
-    through the noise of a shared machine."""
+    default size); time only the searches. ``settings`` override the game's
+    table settings (``table``, ``tt_min_depth``, ``leaf_order``). The node count
+    is the same on every pass; the time is the fastest of ``repeat`` passes, the
+    usual way to read through the noise of a shared machine."""
     defaults = bench_defaults(game)
     heuristic = heuristic or str(defaults["heuristic"])
-    depth = depth or int(defaults["depth"])  # type: ignore[call-overload]
+    depth = int(defaults["depth"]) if depth is None else depth  # type: ignore[call-overload]
+    if not 1 <= depth <= MAX_PLY - 2:
+        raise HeurtuneError(f"bench depth must be in [1, {MAX_PLY - 2}], got {depth}")
+    if not 1 <= positions <= 10_000:
+        raise HeurtuneError(f"bench positions must be in [1, 10000], got {positions}")
+    SearchSettings.from_dict(settings)  # the same checks as an engine file's [search]
     kernel = get_game(game)
     h = get_heuristic(game, heuristic)
+    table = {**search_defaults(game), **settings}
     searcher = Searcher(kernel, h)
     params = h.space.to_array({})
     states = bench_positions(kernel, positions, seed, int(defaults["max_plies"]))  # type: ignore[call-overload]
     searcher.search(states[0].copy(), params, algorithm=algorithm, depth=1)  # compile / load
     best = float("inf")
-    nodes = 0
+    nodes = last = 0
     for _ in range(max(1, repeat)):
-        nodes = 0
+        nodes = last = 0
         seconds = 0.0
         for state in states:
             searcher.clear()
             t0 = time.perf_counter()
-            r = searcher.search(state, params, algorithm=algorithm, depth=depth, seed=seed)
+            r = searcher.search(state, params, algorithm=algorithm, depth=depth, seed=seed,
+                                **table)  # type: ignore[arg-type]
             seconds += time.perf_counter() - t0
             nodes += r.nodes
+            last += r.last_iteration_nodes
         best = min(best, seconds)
-    return BenchResult(game, heuristic, algorithm, depth, len(states), nodes, best)
+    return BenchResult(game, heuristic, algorithm, depth, len(states), nodes, best, last, table)

@@ -16,6 +16,9 @@ configuration file looks like::
     depth = 64                # maximum depth (plies)
     nodes = 20000             # node budget per move, 0 = none
     time_ms = 0               # time limit per move, 0 = none
+    # table = true            # transposition table (default: the game's)
+    # tt_min_depth = 0        # probe it only with this many plies left
+    # leaf_order = true       # order the moves of nodes whose children are leaves
 
     [rules]                   # optional game rule options
     flying = true
@@ -24,7 +27,7 @@ configuration file looks like::
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -35,7 +38,6 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import game_names, get_game
 from heurtune.tomlio import read_toml, write_toml
 
-_SEARCH_KEYS = {"algorithm", "depth", "nodes", "time_ms", "tt_bits"}
 _TOP_KEYS = {"game", "heuristic", "name", "description", "params", "search", "rules", "provenance"}
 
 
@@ -45,44 +47,82 @@ def _int(section: str, key: str, value: Any, low: int, high: int) -> int:
     return value
 
 
+def _bool(section: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise HeurtuneError(f"{section}.{key} must be true or false, got {value!r}")
+    return value
+
+
+# Settings that tune the search's cost per node; their defaults depend on the game
+# (``SEARCH_DEFAULTS`` in its heuristics module, chosen by measurement).
+TABLE_SETTINGS = ("table", "tt_min_depth", "leaf_order")
+LEGACY_SEARCH = {"table": True, "tt_min_depth": 0, "leaf_order": True}
+
+
+def search_defaults(game: str) -> dict[str, Any]:
+    """The game's measured defaults of :data:`TABLE_SETTINGS`."""
+    return {**LEGACY_SEARCH, **getattr(heuristics_module(game), "SEARCH_DEFAULTS", {})}
+
+
 @dataclass(frozen=True)
 class SearchSettings:
-    """How an engine searches: algorithm and its limits."""
+    """How an engine searches: algorithm, limits and table policy.
+
+    ``table``, ``tt_min_depth`` and ``leaf_order`` left as None take the game's
+    defaults when the engine is built (:func:`search_defaults`): alpha-beta
+    probes the transposition table at nodes with at least ``tt_min_depth``
+    plies left (none without a table) and orders the moves of nodes whose
+    children are leaves only with ``leaf_order``. Minimax always keeps its memo.
+    """
 
     algorithm: str = "alphabeta"
     depth: int = 64
     nodes: int = 0
     time_ms: int = 0
     tt_bits: int = 16
+    table: bool | None = None
+    tt_min_depth: int | None = None
+    leaf_order: bool | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:
-        unknown = set(data) - _SEARCH_KEYS
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
         if unknown:
             raise HeurtuneError(
-                f"unknown search settings {sorted(unknown)} (known: {sorted(_SEARCH_KEYS)})"
+                f"unknown search settings {sorted(unknown)} (known: {sorted(known)})"
             )
         algorithm = data.get("algorithm", cls.algorithm)
         if algorithm not in ALGORITHMS:
             raise HeurtuneError(
                 f"unknown search algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})"
             )
+        table, tt_min_depth, leaf_order = (data.get(k) for k in TABLE_SETTINGS)
         return cls(
             algorithm=algorithm,
             depth=_int("search", "depth", data.get("depth", cls.depth), 1, MAX_PLY - 2),
             nodes=_int("search", "nodes", data.get("nodes", cls.nodes), 0, 10**12),
             time_ms=_int("search", "time_ms", data.get("time_ms", cls.time_ms), 0, 10**8),
             tt_bits=_int("search", "tt_bits", data.get("tt_bits", cls.tt_bits), 10, 28),
+            table=None if table is None else _bool("search", "table", table),
+            tt_min_depth=(None if tt_min_depth is None
+                          else _int("search", "tt_min_depth", tt_min_depth, 0, MAX_PLY)),
+            leaf_order=None if leaf_order is None else _bool("search", "leaf_order", leaf_order),
         )
 
+    def resolved(self, game: str) -> SearchSettings:
+        """These settings with every unset table setting taken from ``game``'s defaults."""
+        defaults = search_defaults(game)
+        return replace(self, **{k: defaults[k] for k in TABLE_SETTINGS if getattr(self, k) is None})
+
+    def search_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :meth:`heurtune.engine.search.Searcher.search`."""
+        out = {k: v for k, v in self.to_dict().items() if k != "tt_bits"}
+        return {k: v for k, v in out.items() if v is not None}
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "algorithm": self.algorithm,
-            "depth": self.depth,
-            "nodes": self.nodes,
-            "time_ms": self.time_ms,
-            "tt_bits": self.tt_bits,
-        }
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {k: v for k, v in out.items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -103,6 +143,7 @@ class EngineConfig:
         h = get_heuristic(self.game, self.heuristic)
         object.__setattr__(self, "params", h.space.validate(self.params))
         object.__setattr__(self, "rules", kernel.resolve_rules(self.rules))
+        object.__setattr__(self, "search", self.search.resolved(self.game))
 
     @property
     def heuristic_obj(self) -> Heuristic:

@@ -24,8 +24,5 @@ class Engine:
         self.searcher.clear()
 
     def choose(self, state: np.ndarray, seed: int = 0) -> SearchResult:
-        s = self.config.search
-        return self.searcher.search(
-            state, self.params, algorithm=s.algorithm, depth=s.depth, nodes=s.nodes,
-            time_ms=s.time_ms, seed=seed,
-        )
+        return self.searcher.search(state, self.params, seed=seed,
+                                    **self.config.search.search_kwargs())

@@ -37,7 +37,7 @@ from numba import carray
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.games.base import ONGOING, GameKernel
-from heurtune.games.bits import data_pointer
+from heurtune.games.bits import address, at_address
 from heurtune.games.specialise import specialise
 
 WIN_SCORE = 1.0e9
@@ -46,18 +46,35 @@ MATE_ZONE = WIN_SCORE - 10 * MAX_PLY
 INF = 1.0e18
 
 EXACT, LOWER, UPPER = 0, 1, 2
-# A table entry is one 32-byte row: key, info (move << 10 | depth << 2 | bound),
-# value (read through a float64 view of the same memory), padding. One probe
-# touches one cache line, not three arrays.
+# A table entry is one 32-byte row: key, info, value (read through a float64
+# view of the same memory), padding. One probe touches one cache line.
 TT_KEY, TT_INFO, TT_VALUE = 0, 1, 2
+# info packs the best move, the depth searched and the bound of the value
+INFO_MOVE_SHIFT, INFO_DEPTH_SHIFT, INFO_DEPTH_MASK, INFO_BOUND_MASK = 10, 2, 0xFF, 3
 SORTED_PICKS = 4
+HISTORY_SIZE = 4096
+# move-ordering keys: table move, first and second killer, then history
+KEY_TT, KEY_KILLER0, KEY_KILLER1 = 1 << 62, 1 << 61, 1 << 60
+# a table that is never probed: ``table = false`` sets the minimum depth this high
+NO_TABLE_DEPTH = 1 << 30
 
-# ctx slots (int64 array shared with Python: a timer thread may set C_STOP)
+ALGO_MINIMAX, ALGO_ALPHABETA, ALGO_RANDOM = 0, 1, 2
+ALGORITHMS = ("minimax", "alphabeta", "random")  # indexed by the ALGO_* codes
+
+# The search context: one int64 array that the recursion reaches through its
+# address. The first slots are shared with Python (a timer thread may set
+# C_STOP); the rest are the addresses and sizes of the buffers and the search
+# settings, written by Searcher.search before each call.
 C_NODES, C_LIMIT, C_STOP, C_ABORT, C_ARMED, C_ROOT = 0, 1, 2, 3, 4, 5
-CTX_SIZE = 8
+C_STATE, C_STATE_LEN, C_PARAMS, C_PARAMS_LEN = 6, 7, 8, 9
+C_TT, C_TT_SIZE, C_TT_MIN_DEPTH, C_LEAF_ORDER = 10, 11, 12, 13
+C_MOVES, C_SCORES, C_KILLERS, C_HISTORY = 14, 15, 16, 17
+CTX_SIZE = 18
 
-# Bound per specialisation.
+# Bound per specialisation (``MAX_MOVES``: the kernel's bound on legal moves,
+# the row length of the move buffers).
 gen_moves = make_move = unmake_move = outcome = position_hash = side_to_move = evaluate = None
+MAX_MOVES = 0
 
 
 def _to_tt(v, ply):  # type: ignore[no-untyped-def]
@@ -93,29 +110,62 @@ def _rand(rng):  # type: ignore[no-untyped-def]
     return (x * 2685821657736338717) >> 1 & 0x7FFFFFFFFFFFFFFF
 
 
-def _minimax(state, params, depth, ply, moves, tt, ttf, ctx):  # type: ignore[no-untyped-def]
-    ctx[C_NODES] += 1
-    res = outcome(state)  # noqa: F821
-    if res != ONGOING:
-        return _decided(res, ply)
-    if depth == 0:
-        return _leaf(state, params, ctx)
-    h = position_hash(state)  # noqa: F821
-    slot = h & (tt.shape[0] - 1)
-    if tt[slot, TT_KEY] == h and tt[slot, TT_INFO] == depth:
-        return _from_tt(ttf[slot, TT_VALUE], ply)
-    n = gen_moves(state, moves, ply)  # noqa: F821
-    best = -INF
-    for i in range(n):
-        make_move(state, moves[ply, i])  # noqa: F821
-        v = -_minimax(state, params, depth - 1, ply + 1, moves, tt, ttf, ctx)
-        unmake_move(state, moves[ply, i])  # noqa: F821
-        if v > best:
-            best = v
-    tt[slot, TT_KEY] = h
-    ttf[slot, TT_VALUE] = _to_tt(best, ply)
-    tt[slot, TT_INFO] = depth
-    return best
+# -- views of the context's buffers ---------------------------------------------
+# The recursion receives the context's address (one integer) instead of a dozen
+# arrays: numba passes every array as a structure of about seven words and
+# updates its reference count on each call, which cost more than a third of the
+# search time. A view rebuilt from an address has no reference count, and the
+# buffers are kept alive by the Searcher that owns them for the whole call.
+
+def _ctx(cp):  # type: ignore[no-untyped-def]
+    return carray(at_address(cp), CTX_SIZE, np.int64)
+
+
+def _state(ctx):  # type: ignore[no-untyped-def]
+    return carray(at_address(ctx[C_STATE]), ctx[C_STATE_LEN], np.int64)
+
+
+def _params(ctx):  # type: ignore[no-untyped-def]
+    return carray(at_address(ctx[C_PARAMS]), ctx[C_PARAMS_LEN], np.float64)
+
+
+def _table(ctx):  # type: ignore[no-untyped-def]
+    return carray(at_address(ctx[C_TT]), (ctx[C_TT_SIZE], 4), np.int64)
+
+
+def _table_values(ctx):  # type: ignore[no-untyped-def]
+    return carray(at_address(ctx[C_TT]), (ctx[C_TT_SIZE], 4), np.float64)
+
+
+def _move_row(ctx, slot, top):  # type: ignore[no-untyped-def]
+    """A one-row view of the move (or score) stack from entry ``top`` on.
+
+    Each node writes its moves where its parent's end, so the moves of a whole
+    line stay in a few cache lines whatever the kernel's bound on their number
+    (a row per ply of MAX_MOVES entries spread them over many pages)."""
+    return carray(at_address(ctx[slot] + 8 * top), (1, MAX_MOVES), np.int64)
+
+
+def _killers(ctx):  # type: ignore[no-untyped-def]
+    return carray(at_address(ctx[C_KILLERS]), (MAX_PLY + 1, 2), np.int64)
+
+
+def _history(ctx):  # type: ignore[no-untyped-def]
+    return carray(at_address(ctx[C_HISTORY]), HISTORY_SIZE, np.int64)
+
+
+def _history_index(m):  # type: ignore[no-untyped-def]
+    return (m ^ (m >> 11) ^ (m >> 22)) & (HISTORY_SIZE - 1)
+
+
+def _out_of_budget(ctx):  # type: ignore[no-untyped-def]
+    """Once armed: stop past the node budget, or (checked every 1,024 nodes) when
+    the timer has set C_STOP. Sets C_ABORT, which unwinds the whole search."""
+    if ctx[C_LIMIT] > 0 and ctx[C_NODES] > ctx[C_LIMIT]:
+        ctx[C_ABORT] = 1
+    elif ctx[C_NODES] & 1023 == 0 and ctx[C_STOP] != 0:
+        ctx[C_ABORT] = 1
+    return ctx[C_ABORT] != 0
 
 
 def _leaf(state, params, ctx):  # type: ignore[no-untyped-def]
@@ -125,66 +175,116 @@ def _leaf(state, params, ctx):  # type: ignore[no-untyped-def]
     return v if side_to_move(state) == ctx[C_ROOT] else -v  # noqa: F821
 
 
-def _history_index(m):  # type: ignore[no-untyped-def]
-    return (m ^ (m >> 11) ^ (m >> 22)) & 4095
-
-
-def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt, ttf, killers, history, ctx):  # type: ignore[no-untyped-def]  # noqa: E501
+def _leaf_child(state, params, ctx, ply):  # type: ignore[no-untyped-def]
+    """What :func:`_alphabeta` returns at a leaf (remaining depth 0), computed in
+    the parent's loop instead of a call: the same node count, budget check,
+    result and score."""
     ctx[C_NODES] += 1
-    if ctx[C_ARMED] != 0:
-        if ctx[C_LIMIT] > 0 and ctx[C_NODES] > ctx[C_LIMIT]:
-            ctx[C_ABORT] = 1
-        elif ctx[C_NODES] & 1023 == 0 and ctx[C_STOP] != 0:
-            ctx[C_ABORT] = 1
-        if ctx[C_ABORT] != 0:
-            return 0.0
+    if ctx[C_ARMED] != 0 and _out_of_budget(ctx):
+        return 0.0
+    res = outcome(state)  # noqa: F821
+    if res != ONGOING:
+        return _decided(res, ply)
+    return _leaf(state, params, ctx)
+
+
+def _minimax(cp, depth, ply, top):  # type: ignore[no-untyped-def]
+    """The seed's memoised negamax: every position's exact value to ``depth``.
+    The table is its memo (always on, whatever the table settings say)."""
+    ctx = _ctx(cp)
+    ctx[C_NODES] += 1
+    state = _state(ctx)
+    res = outcome(state)  # noqa: F821
+    if res != ONGOING:
+        return _decided(res, ply)
+    if depth == 0:
+        return _leaf(state, _params(ctx), ctx)
+    tt = _table(ctx)
+    ttf = _table_values(ctx)
+    h = position_hash(state)  # noqa: F821
+    slot = h & (ctx[C_TT_SIZE] - 1)
+    if tt[slot, TT_KEY] == h and tt[slot, TT_INFO] == depth:
+        return _from_tt(ttf[slot, TT_VALUE], ply)
+    moves = _move_row(ctx, C_MOVES, top)
+    n = gen_moves(state, moves, 0)  # noqa: F821
+    best = -INF
+    for i in range(n):
+        make_move(state, moves[0, i])  # noqa: F821
+        v = -_minimax(cp, depth - 1, ply + 1, top + n)
+        unmake_move(state, moves[0, i])  # noqa: F821
+        if v > best:
+            best = v
+    tt[slot, TT_KEY] = h
+    ttf[slot, TT_VALUE] = _to_tt(best, ply)
+    tt[slot, TT_INFO] = depth
+    return best
+
+
+def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def]
+    ctx = _ctx(cp)
+    ctx[C_NODES] += 1
+    if ctx[C_ARMED] != 0 and _out_of_budget(ctx):
+        return 0.0
+    state = _state(ctx)
     res = outcome(state)  # noqa: F821
     if res != ONGOING:
         return _decided(res, ply)
     if depth <= 0 or ply >= MAX_PLY - 1:
-        return _leaf(state, params, ctx)
+        return _leaf(state, _params(ctx), ctx)
+    use_tt = depth >= ctx[C_TT_MIN_DEPTH]
+    tt = _table(ctx)
+    ttf = _table_values(ctx)
     h = position_hash(state)  # noqa: F821
-    slot = h & (tt.shape[0] - 1)
+    slot = h & (ctx[C_TT_SIZE] - 1)
     tt_move = -1
-    if tt[slot, TT_KEY] == h:
+    if use_tt and tt[slot, TT_KEY] == h:
         info = tt[slot, TT_INFO]
-        tt_move = info >> 10
-        if (info >> 2) & 0xFF >= depth:
+        tt_move = info >> INFO_MOVE_SHIFT
+        if (info >> INFO_DEPTH_SHIFT) & INFO_DEPTH_MASK >= depth:
             v = _from_tt(ttf[slot, TT_VALUE], ply)
-            flag = info & 3
+            flag = info & INFO_BOUND_MASK
             if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
                 return v
-    # rows of the 2-D buffers are indexed in place: an array view per node
-    # would cost two atomic reference-count updates
-    n = gen_moves(state, moves, ply)  # noqa: F821
+    moves = _move_row(ctx, C_MOVES, top)
+    n = gen_moves(state, moves, 0)  # noqa: F821
+    # children at remaining depth 0 are scored in this loop, not by a call
+    leaf_kids = depth <= 1 or ply >= MAX_PLY - 2
+    ordered = not leaf_kids or ctx[C_LEAF_ORDER] != 0
+    scores = _move_row(ctx, C_SCORES, top)
+    killers = _killers(ctx)
+    history = _history(ctx)
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
-    for i in range(n):
-        m = moves[ply, i]
-        if m == tt_move:
-            scores[ply, i] = 1 << 62
-        elif m == k0:
-            scores[ply, i] = 1 << 61
-        elif m == k1:
-            scores[ply, i] = 1 << 60
-        else:
-            scores[ply, i] = history[_history_index(m)]
+    if ordered:
+        for i in range(n):
+            m = moves[0, i]
+            if m == tt_move:
+                scores[0, i] = KEY_TT
+            elif m == k0:
+                scores[0, i] = KEY_KILLER0
+            elif m == k1:
+                scores[0, i] = KEY_KILLER1
+            else:
+                scores[0, i] = history[_history_index(m)]
+    params = _params(ctx)
     alpha0 = alpha
     best = -INF
-    best_move = moves[ply, 0]
+    best_move = moves[0, 0]
     for i in range(n):
-        if i < SORTED_PICKS:  # selection sort for the first picks only: a node that
-            j = i             # has not cut off by then visits all moves anyway
-            for t in range(i + 1, n):
-                if scores[ply, t] > scores[ply, j]:
+        if ordered and i < SORTED_PICKS:  # selection sort for the first picks only:
+            j = i                         # a node that has not cut off by then
+            for t in range(i + 1, n):     # visits all moves anyway
+                if scores[0, t] > scores[0, j]:
                     j = t
             if j != i:
-                moves[ply, i], moves[ply, j] = moves[ply, j], moves[ply, i]
-                scores[ply, i], scores[ply, j] = scores[ply, j], scores[ply, i]
-        m = moves[ply, i]
+                moves[0, i], moves[0, j] = moves[0, j], moves[0, i]
+                scores[0, i], scores[0, j] = scores[0, j], scores[0, i]
+        m = moves[0, i]
         make_move(state, m)  # noqa: F821
-        v = -_alphabeta(state, params, depth - 1, ply + 1, -beta, -alpha, moves, scores,
-                        tt, ttf, killers, history, ctx)
+        if leaf_kids:
+            v = -_leaf_child(state, params, ctx, ply + 1)
+        else:
+            v = -_alphabeta(cp, depth - 1, ply + 1, -beta, -alpha, top + n)
         unmake_move(state, m)  # noqa: F821
         if ctx[C_ABORT] != 0:
             return 0.0
@@ -194,58 +294,44 @@ def _alphabeta(state, params, depth, ply, alpha, beta, moves, scores, tt, ttf, k
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
-                    if m != k0:
-                        killers[ply, 1] = k0
-                        killers[ply, 0] = m
-                    history[_history_index(m)] += depth * depth
+                    if ordered:
+                        if m != k0:
+                            killers[ply, 1] = k0
+                            killers[ply, 0] = m
+                        history[_history_index(m)] += depth * depth
                     break
-    flag = EXACT
-    if best <= alpha0:
-        flag = UPPER
-    elif best >= beta:
-        flag = LOWER
-    tt[slot, TT_KEY] = h
-    ttf[slot, TT_VALUE] = _to_tt(best, ply)
-    tt[slot, TT_INFO] = (best_move << 10) | (min(depth, 255) << 2) | flag
+    if use_tt:
+        flag = EXACT
+        if best <= alpha0:
+            flag = UPPER
+        elif best >= beta:
+            flag = LOWER
+        tt[slot, TT_KEY] = h
+        ttf[slot, TT_VALUE] = _to_tt(best, ply)
+        tt[slot, TT_INFO] = ((best_move << INFO_MOVE_SHIFT)
+                             | (min(depth, INFO_DEPTH_MASK) << INFO_DEPTH_SHIFT) | flag)
     return best
 
 
-def _unmanaged_i8(a):  # type: ignore[no-untyped-def]
-    return carray(data_pointer(a), a.shape, np.int64)
-
-
-def _unmanaged_f8(a):  # type: ignore[no-untyped-def]
-    return carray(data_pointer(a), a.shape, np.float64)
-
-
-def _search_root(state, params, algorithm, max_depth, seed, moves, scores, tt, ttf, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
-    """Pick a move. ``out`` receives (move, value, depth reached, moves at root).
-
-    The buffers are re-viewed without reference counts before the recursion:
-    numba would otherwise increment and decrement every array argument
-    atomically at every node, which cost more than half the search time. The
-    caller's arrays stay alive for the whole call, so the views are safe.
-    """
-    return _search_root_unmanaged(
-        _unmanaged_i8(state), _unmanaged_f8(params), algorithm, max_depth, seed,
-        _unmanaged_i8(moves), _unmanaged_i8(scores), _unmanaged_i8(tt),
-        _unmanaged_f8(ttf), _unmanaged_i8(killers),
-        _unmanaged_i8(history), _unmanaged_i8(ctx), out,
-    )
-
-
-def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, scores, tt, ttf, killers, history, ctx, out):  # type: ignore[no-untyped-def]  # noqa: E501
+def _search_root(ctx, algorithm, max_depth, seed, out):  # type: ignore[no-untyped-def]
+    """Pick a move. ``out`` receives (move, value, depth reached, moves at root,
+    nodes of the last completed iteration)."""
+    cp = address(ctx)
+    state = _state(ctx)
+    moves = _move_row(ctx, C_MOVES, 0)
     # Recursive calls must see exactly one signature: a literal ``1`` here would
     # compile a second (Literal[int]) variant, and numba's on-disk cache crashes
     # on reload when a recursive function has mismatched variants (numba #6713).
     child_ply = np.int64(1)
+    child_top = np.int64(0)  # root moves are copied: children may reuse the stack
     rng = np.empty(1, dtype=np.int64)
     rng[0] = seed * 2 + 1
     for _ in range(4):
         _rand(rng)
     n = gen_moves(state, moves, 0)  # noqa: F821
-    root = moves[0, :n].copy()  # row 0 is never used below the root
+    root = moves[0, :n].copy()
     out[3] = n
+    out[4] = 0
     # seeded shuffle: ties go to the earliest move in this order
     for i in range(n - 1, 0, -1):
         j = _rand(rng) % (i + 1)
@@ -256,15 +342,15 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
     if n == 0:
         out[0], out[1], out[2] = -1, 0.0, 0
         return
-    if algorithm == 2 or (n == 1 and algorithm == 1):  # random mover, or a forced move
+    if algorithm == ALGO_RANDOM or (n == 1 and algorithm == ALGO_ALPHABETA):  # or a forced move
         out[0], out[1], out[2] = root[0], 0.0, 0
         return
-    if algorithm == 0:
+    if algorithm == ALGO_MINIMAX:
         values = np.empty(n, dtype=np.float64)
         best = -INF
         for i in range(n):
             make_move(state, root[i])  # noqa: F821
-            values[i] = -_minimax(state, params, max_depth - 1, child_ply, moves, tt, ttf, ctx)
+            values[i] = -_minimax(cp, max_depth - 1, child_ply, child_top)
             unmake_move(state, root[i])  # noqa: F821
             if values[i] > best:
                 best = values[i]
@@ -277,6 +363,7 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
             if values[i] == best:
                 if pick == 0:
                     out[0], out[1], out[2] = root[i], best, max_depth
+                    out[4] = ctx[C_NODES]
                     return
                 pick -= 1
     best_move = root[0]
@@ -286,10 +373,10 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
         alpha = -INF
         best = -INF
         bi = 0
+        n0 = ctx[C_NODES]
         for i in range(n):
             make_move(state, root[i])  # noqa: F821
-            v = -_alphabeta(state, params, depth - 1, child_ply, -INF, -alpha, moves, scores,
-                            tt, ttf, killers, history, ctx)
+            v = -_alphabeta(cp, depth - 1, child_ply, -INF, -alpha, child_top)
             unmake_move(state, root[i])  # noqa: F821
             if ctx[C_ABORT] != 0:
                 break
@@ -303,6 +390,7 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
         best_move = root[bi]
         best_value = best
         reached = depth
+        out[4] = ctx[C_NODES] - n0
         m = root[bi]  # best move first in the next iteration, the rest keep their order
         for i in range(bi, 0, -1):
             root[i] = root[i - 1]
@@ -314,16 +402,19 @@ def _search_root_unmanaged(state, params, algorithm, max_depth, seed, moves, sco
 
 
 _TEMPLATES = [
-    _to_tt, _from_tt, _decided, _rand, _leaf, _history_index, _minimax, _alphabeta,
-    _unmanaged_i8, _unmanaged_f8, _search_root_unmanaged, _search_root,
+    _to_tt, _from_tt, _decided, _rand, _ctx, _state, _params, _table, _table_values, _move_row,
+    _killers, _history, _history_index, _out_of_budget, _leaf, _leaf_child, _minimax,
+    _alphabeta, _search_root,
 ]
-
-ALGORITHMS = ("minimax", "alphabeta", "random")
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """What one call of :meth:`Searcher.search` found."""
+    """What one call of :meth:`Searcher.search` found.
+
+    ``nodes`` counts every position entered, over all iterations of iterative
+    deepening; ``last_iteration_nodes`` those of the deepest completed one.
+    """
 
     move: int
     value: float
@@ -331,6 +422,7 @@ class SearchResult:
     nodes: int
     seconds: float
     legal_moves: int
+    last_iteration_nodes: int = 0
 
 
 class Searcher:
@@ -350,16 +442,16 @@ class Searcher:
             "position_hash": kernel.position_hash,
             "side_to_move": kernel.side_to_move,
             "evaluate": heuristic.evaluate,
+            "MAX_MOVES": kernel.max_moves,
         }
         self._fn = specialise(_TEMPLATES, bindings, f"{kernel.name}_{heuristic.name}")["_search_root"]
         self.tt = np.zeros((1 << tt_bits, 4), dtype=np.int64)
-        self.ttf = self.tt.view(np.float64)
         self.moves = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)
         self.scores = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)
         self.killers = np.full((MAX_PLY + 1, 2), -1, dtype=np.int64)
-        self.history = np.zeros(4096, dtype=np.int64)
+        self.history = np.zeros(HISTORY_SIZE, dtype=np.int64)
         self.ctx = np.zeros(CTX_SIZE, dtype=np.int64)
-        self._out = np.zeros(4, dtype=np.float64)
+        self._out = np.zeros(5, dtype=np.float64)
 
     def clear(self) -> None:
         """Forget everything learnt (call between games for reproducible matches)."""
@@ -377,21 +469,37 @@ class Searcher:
         nodes: int = 0,
         time_ms: int = 0,
         seed: int = 0,
+        table: bool = True,
+        tt_min_depth: int = 0,
+        leaf_order: bool = True,
     ) -> SearchResult:
         """Search ``state`` (left unchanged) and return the chosen move.
 
+        Alpha-beta probes and stores the table at nodes with at least
+        ``tt_min_depth`` plies left (none when ``table`` is false), and orders
+        the moves of nodes whose children are leaves only when ``leaf_order``
+        is true. The defaults are the search as it always was; engines use
+        their game's measured defaults (:class:`~heurtune.engine.config.SearchSettings`).
         The transposition table is kept between calls (call :meth:`clear`
         between games); killers and history are aged by halving.
         """
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
-        # the search re-views these buffers by raw pointer: they must be what it assumes
+        # the search reaches these buffers by address: they must be what it assumes
         for name, arr, dtype in (("state", state, np.int64), ("params", params, np.float64)):
             if arr.dtype != dtype or arr.ndim != 1 or not arr.flags.c_contiguous:
                 raise ValueError(f"{name} must be a contiguous 1-D {np.dtype(dtype)} array")
         depth = max(1, min(int(depth), MAX_PLY - 2))
-        self.ctx[:] = 0
-        self.ctx[C_LIMIT] = nodes
+        ctx = self.ctx
+        ctx[:] = 0
+        ctx[C_LIMIT] = nodes
+        ctx[C_STATE], ctx[C_STATE_LEN] = state.ctypes.data, state.shape[0]
+        ctx[C_PARAMS], ctx[C_PARAMS_LEN] = params.ctypes.data, params.shape[0]
+        ctx[C_TT], ctx[C_TT_SIZE] = self.tt.ctypes.data, self.tt.shape[0]
+        ctx[C_TT_MIN_DEPTH] = max(0, int(tt_min_depth)) if table else NO_TABLE_DEPTH
+        ctx[C_LEAF_ORDER] = int(bool(leaf_order))
+        ctx[C_MOVES], ctx[C_SCORES] = self.moves.ctypes.data, self.scores.ctypes.data
+        ctx[C_KILLERS], ctx[C_HISTORY] = self.killers.ctypes.data, self.history.ctypes.data
         self.history >>= 1
         timer = None
         if time_ms > 0:
@@ -400,11 +508,8 @@ class Searcher:
             timer.start()
         t0 = time.perf_counter()
         try:
-            self._fn(
-                state, params, ALGORITHMS.index(algorithm), depth, seed & 0x3FFFFFFFFFFFFFFF,
-                self.moves, self.scores, self.tt, self.ttf,
-                self.killers, self.history, self.ctx, self._out,
-            )
+            # state and params stay referenced by this frame for the whole call
+            self._fn(ctx, ALGORITHMS.index(algorithm), depth, seed & 0x3FFFFFFFFFFFFFFF, self._out)
         finally:
             if timer is not None:
                 timer.cancel()
@@ -413,9 +518,10 @@ class Searcher:
             move=int(self._out[0]),
             value=float(self._out[1]),
             depth=int(self._out[2]),
-            nodes=int(self.ctx[C_NODES]),
+            nodes=int(ctx[C_NODES]),
             seconds=seconds,
             legal_moves=int(self._out[3]),
+            last_iteration_nodes=int(self._out[4]),
         )
 
     def _stop(self) -> None:

@@ -50,3 +50,34 @@ def data_pointer(typingctx, arr):  # type: ignore[no-untyped-def]
         return builder.bitcast(ary.data, context.get_value_type(types.voidptr))
 
     return sig, codegen
+
+
+@intrinsic
+def address(typingctx, arr):  # type: ignore[no-untyped-def]
+    """The raw data address of an array as an integer (see :func:`at_address`)."""
+    sig = types.int64(arr)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        from llvmlite import ir
+
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.ptrtoint(ary.data, ir.IntType(64))
+
+    return sig, codegen
+
+
+@intrinsic
+def at_address(typingctx, addr):  # type: ignore[no-untyped-def]
+    """The integer ``addr`` as a pointer, for :func:`numba.carray` views.
+
+    A recursion that passes integers instead of arrays pushes one word per
+    buffer instead of a whole array structure, and a view rebuilt from the
+    address carries no reference count.
+    """
+    sig = types.voidptr(types.int64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+
+    return sig, codegen
+

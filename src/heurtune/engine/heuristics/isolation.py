@@ -348,3 +348,8 @@ PRESETS = {
     "ab_custom_3_intent": _ab("custom_3_intent", "AB_Custom_3 (as described)"),
     "ab_weighted": _ab("weighted", "the weighted family at its defaults (= AB_Improved)"),
 }
+
+# Search settings measured on the bench positions (docs/benchmarks.md): the table
+# barely helps Isolation (few transpositions: each move blocks a square for good)
+# and costs a probe per node; leaf parents search fastest unordered.
+SEARCH_DEFAULTS = {"table": False, "leaf_order": False}

@@ -214,3 +214,7 @@ PRESETS = {
         "description": "iterative-deepening alpha-beta, 20k nodes per move, phased defaults",
     },
 }
+
+# Search settings measured on the bench positions (docs/benchmarks.md): Morris
+# needs its table (2.8 times the nodes without it) and ordered leaf parents.
+SEARCH_DEFAULTS = {"table": True, "tt_min_depth": 0, "leaf_order": True}
