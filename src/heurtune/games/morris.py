@@ -82,6 +82,36 @@ def _geometry() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 MILLS, ADJ, POINT_MILLS = _geometry()
 
+
+def _byte_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Lookup tables indexed by one byte of a 24-point stone mask.
+
+    ``LANES[k, b]``: the stones of byte ``k`` with value ``b`` as three 16-bit
+    lanes, bit ``j`` of lane ``i`` (bit ``16 * i + j``) set when the ``i``-th point
+    of mill ``j`` holds a stone; so all 16 mills are counted with a few bit
+    operations instead of a loop. ``NEIGHBOURS[k, b]``: the union of the
+    adjacent points of those stones.
+    """
+    lanes = np.zeros((3, 256), dtype=np.int64)
+    neighbours = np.zeros((3, 256), dtype=np.int64)
+    slot = {}
+    for j, m in enumerate(MILLS):
+        for i, p in enumerate(q for q in range(24) if int(m) >> q & 1):
+            slot[(p, j)] = 16 * i + j
+    for k in range(3):
+        for b in range(256):
+            for bit in range(8):
+                if b >> bit & 1:
+                    p = 8 * k + bit
+                    neighbours[k, b] |= ADJ[p]
+                    for j in POINT_MILLS[p]:
+                        lanes[k, b] |= 1 << slot[(p, int(j))]
+    return lanes, neighbours
+
+
+LANES, NEIGHBOURS = _byte_tables()
+LANE = 0xFFFF
+
 # state layout: the common header (STM, PLY, HASH), then
 BB = HEADER  # BB + side: stones of white (0) / black (1)
 STASH = BB + 2  # STASH + side
@@ -114,12 +144,44 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def lanes(bb: int) -> int:
+    """``bb`` as three 16-bit lanes, one bit per mill (see :data:`LANES`)."""
+    return LANES[0, bb & 255] | LANES[1, (bb >> 8) & 255] | LANES[2, (bb >> 16) & 255]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def neighbours(bb: int) -> int:
+    """Points adjacent to any stone of ``bb``."""
+    return NEIGHBOURS[0, bb & 255] | NEIGHBOURS[1, (bb >> 8) & 255] | NEIGHBOURS[2, (bb >> 16) & 255]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def closed_mill_bits(bb: int) -> int:
+    """Bit ``j`` set when ``bb`` holds all three points of mill ``j``."""
+    a = lanes(bb)
+    return a & (a >> 16) & (a >> 32) & LANE
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def mill_counts(own: int, opp: int) -> tuple[int, int]:
+    """(closed mills of ``own``, mills with two ``own`` stones and one empty point)."""
+    a = lanes(own)
+    x, y, z = a & LANE, (a >> 16) & LANE, a >> 32
+    o = lanes(opp)
+    free = ~(o | (o >> 16) | (o >> 32)) & LANE  # mills without an opponent stone
+    three = x & y & z
+    two = ((x & y) | (y & z) | (x & z)) & ~three
+    return popcount(three), popcount(two & free)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def mills_mask(bb: int) -> int:
     """Union of the complete mills of ``bb``."""
     out = 0
-    for m in MILLS:
-        if bb & m == m:
-            out |= m
+    closed = closed_mill_bits(bb)
+    while closed:
+        out |= MILLS[lsb(closed)]
+        closed &= closed - 1
     return out
 
 
@@ -276,13 +338,7 @@ def has_moves(state) -> bool:  # type: ignore[no-untyped-def]
     empty = FULL & ~(own | state[BB + 1 - s])
     if state[STASH + s] > 0 or (state[R_FLY] != 0 and popcount(own) == 3):
         return empty != 0
-    src = own
-    while src:
-        p = lsb(src)
-        src &= src - 1
-        if ADJ[p] & empty:
-            return True
-    return False
+    return neighbours(own) & empty != 0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -24,48 +24,15 @@ from numba import njit
 from heurtune.engine.heuristic import Heuristic
 from heurtune.engine.params import FloatParam, ParamSpace
 from heurtune.games.bits import lsb, popcount
-from heurtune.games.morris import ADJ, BB, FULL, MILLS, POINT_MILLS, STASH
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _mills_and_pairs(own, opp):  # type: ignore[no-untyped-def]
-    """Closed mills of ``own`` and its lines with two stones and one empty point."""
-    closed = 0
-    pairs = 0
-    for m in MILLS:
-        k = popcount(own & m)
-        if k == 3:
-            closed += 1
-        elif k == 2 and opp & m == 0:
-            pairs += 1
-    return closed, pairs
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _mill_counts(white, black):  # type: ignore[no-untyped-def]
-    """Closed mills and two-stone lines (third point empty) of both sides, in one pass."""
-    wm = wp = bm = bp = 0
-    for m in MILLS:
-        w = popcount(white & m)
-        b = popcount(black & m)
-        if b == 0:
-            if w == 3:
-                wm += 1
-            elif w == 2:
-                wp += 1
-        elif w == 0:
-            if b == 3:
-                bm += 1
-            elif b == 2:
-                bp += 1
-    return wm, wp, bm, bp
+from heurtune.games.morris import ADJ, BB, FULL, MILLS, POINT_MILLS, STASH, mill_counts
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def evaluate_seed(state, params, player):  # type: ignore[no-untyped-def]
     w_stones, w_stash, w_mills, w_pairs = params[0], params[1], params[2], params[3]
     white, black = state[BB], state[BB + 1]
-    wm, wp, bm, bp = _mill_counts(white, black)
+    wm, wp = mill_counts(white, black)
+    bm, bp = mill_counts(black, white)
     w = w_stones * popcount(white) + w_stash * state[STASH] + w_mills * wm + w_pairs * wp
     b = w_stones * popcount(black) + w_stash * state[STASH + 1] + w_mills * bm + w_pairs * bp
     maximum = 9.0 * max(w_stones, w_stash) + 4.0 * w_mills + 8.0 * w_pairs
@@ -87,7 +54,7 @@ SEED_SPACE = ParamSpace(
 @njit(cache=True, nogil=True, error_model="numpy")
 def _side_features(own, opp, empty):  # type: ignore[no-untyped-def]
     """(closed mills, two-stone lines, blocked stones, mobility, open mills, double mills)."""
-    closed, pairs = _mills_and_pairs(own, opp)
+    closed, pairs = mill_counts(own, opp)
     blocked = 0
     mobility = 0
     src = own
