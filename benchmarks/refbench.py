@@ -13,12 +13,12 @@ all of them alike. Each figure is the fastest pass. The C modes:
 * ``ord``: the same, moves ordered by fewest opponent replies;
 * ``ht``: heurtune's iterative-deepening alpha-beta as it was, ported to C
   line by line (table, table move / killers / history ordering);
-* ``htd1``: ``ht`` without the table and with unordered leaf parents, the
-  settings heurtune now uses for Isolation.
+* ``htd1``: ``ht`` without the table and with unordered leaf parents.
 
-heurtune runs twice: with Isolation's defaults (the tree of ``htd1``) and with
-the table and ordered leaf parents (the tree of ``ht``). The node counts must
-equal the C port's; the script says so for each depth.
+heurtune runs three times: with Isolation's defaults (a 2^12-entry table probed
+with 2 or more plies left, ordered leaf parents; no C mode has this tree), with
+the settings of ``ht`` and with those of ``htd1``. The last two must search
+exactly the C port's trees; the script says whether they did.
 """
 
 from __future__ import annotations
@@ -111,10 +111,17 @@ def main() -> int:
     h = get_heuristic("isolation", "improved")
     params = h.space.to_array({})
     states = bench_positions(kernel, 8, SEED, 16)
-    searcher = Searcher(kernel, h)
-    variants = {"heurtune": search_defaults("isolation"), "heurtune (ht tree)": LEGACY_SEARCH}
-    for settings in variants.values():
-        searcher.search(states[0], params, depth=2, **settings)  # compile / load
+    variants = {
+        "heurtune": search_defaults("isolation"),
+        "heurtune (ht tree)": LEGACY_SEARCH,
+        "heurtune (htd1 tree)": {**LEGACY_SEARCH, "table": False, "leaf_order": "none"},
+    }
+    searchers = {}
+    for name, settings in variants.items():
+        settings = dict(settings)
+        searchers[name] = Searcher(kernel, h, settings.pop("tt_bits"))
+        variants[name] = settings
+        searchers[name].search(states[0], params, depth=2, **settings)  # compile / load
     rows: dict[int, dict[str, tuple[float, int, int]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -127,7 +134,7 @@ def main() -> int:
                     r = run_c(exe, mode, depth, pos, zob)
                     best[f"C {mode}"] = min(best.get(f"C {mode}", r), r)
                 for name, settings in variants.items():
-                    r = run_heurtune(searcher, params, states, depth, settings)
+                    r = run_heurtune(searchers[name], params, states, depth, settings)
                     best[name] = min(best.get(name, r), r)
             rows[depth] = best
 
@@ -143,13 +150,12 @@ def main() -> int:
             print(f"| {depth} | {name} | {sec:.4f} | {nodes:,} | {last:,} | {sec / ab:.2f} |")
     print()
     for depth, best in rows.items():
-        same_d1 = best["heurtune"][1:] == best["C htd1"][1:]
-        same_ht = best["heurtune (ht tree)"][1:] == best["C ht"][1:]
-        print(f"depth {depth}: heurtune / C ab = {best['heurtune'][0] / best['C ab'][0]:.2f}, "
-              f"heurtune / C htd1 = {best['heurtune'][0] / best['C htd1'][0]:.2f} "
-              f"(same tree: {'yes' if same_d1 else 'NO'}), "
-              f"heurtune (ht tree) / C ht = {best['heurtune (ht tree)'][0] / best['C ht'][0]:.2f} "
-              f"(same tree: {'yes' if same_ht else 'NO'})")
+        line = f"depth {depth}: heurtune / C ab = {best['heurtune'][0] / best['C ab'][0]:.2f}"
+        for mode in ("ht", "htd1"):
+            ours, theirs = best[f"heurtune ({mode} tree)"], best[f"C {mode}"]
+            line += (f", heurtune ({mode} tree) / C {mode} = {ours[0] / theirs[0]:.2f} "
+                     f"(same tree: {'yes' if ours[1:] == theirs[1:] else 'NO'})")
+        print(line)
     if args.json:
         Path(args.json).write_text(json.dumps(
             {str(d): {k: {"seconds": v[0], "nodes": v[1], "last_iteration_nodes": v[2]}

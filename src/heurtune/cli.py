@@ -192,7 +192,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from heurtune.engine.bench import bench
 
     settings = {k: v for k, v in (("table", args.table), ("tt_min_depth", args.tt_min_depth),
-                                  ("leaf_order", args.leaf_order)) if v is not None}
+                                  ("leaf_order", args.leaf_order), ("tt_bits", args.tt_bits))
+                if v is not None}
     result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions,
                    **settings)
     if args.json:
@@ -299,8 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="transposition table on / off (default: the game's)")
     s.add_argument("--tt-min-depth", type=int, default=None,
                    help="probe the table only with this many plies left (default: the game's)")
-    s.add_argument("--leaf-order", action=argparse.BooleanOptionalAction, default=None,
-                   help="order the moves of leaf parents (default: the game's)")
+    s.add_argument("--leaf-order", default=None, choices=["full", "killers", "none"],
+                   help="move order of leaf parents (default: the game's)")
+    s.add_argument("--tt-bits", type=int, default=None,
+                   help="table of 2^N entries (default: the game's)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_bench)
 

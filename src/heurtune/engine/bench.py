@@ -86,7 +86,7 @@ def bench(
 ) -> BenchResult:
     """Search every bench position to ``depth`` with an empty table (the engines'
     default size); time only the searches. ``settings`` override the game's
-    table settings (``table``, ``tt_min_depth``, ``leaf_order``). The node count
+    table settings (``table``, ``tt_min_depth``, ``leaf_order``, ``tt_bits``). The node count
     is the same on every pass; the time is the fastest of ``repeat`` passes, the
     usual way to read through the noise of a shared machine."""
     defaults = bench_defaults(game)
@@ -100,7 +100,8 @@ def bench(
     kernel = get_game(game)
     h = get_heuristic(game, heuristic)
     table = {**search_defaults(game), **settings}
-    searcher = Searcher(kernel, h)
+    tt_bits = int(table.pop("tt_bits"))  # type: ignore[call-overload]
+    searcher = Searcher(kernel, h, tt_bits)
     params = h.space.to_array({})
     states = bench_positions(kernel, positions, seed, int(defaults["max_plies"]))  # type: ignore[call-overload]
     searcher.search(states[0].copy(), params, algorithm=algorithm, depth=1)  # compile / load
@@ -118,4 +119,5 @@ def bench(
             nodes += r.nodes
             last += r.last_iteration_nodes
         best = min(best, seconds)
-    return BenchResult(game, heuristic, algorithm, depth, len(states), nodes, best, last, table)
+    return BenchResult(game, heuristic, algorithm, depth, len(states), nodes, best, last,
+                       {**table, "tt_bits": tt_bits})

@@ -18,7 +18,7 @@ configuration file looks like::
     time_ms = 0               # time limit per move, 0 = none
     # table = true            # transposition table (default: the game's)
     # tt_min_depth = 0        # probe it only with this many plies left
-    # leaf_order = true       # order the moves of nodes whose children are leaves
+    # leaf_order = "full"     # leaf parents' move order: full | killers | none
 
     [rules]                   # optional game rule options
     flying = true
@@ -33,7 +33,7 @@ from typing import Any, Mapping
 
 from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
 from heurtune.engine.params import Value
-from heurtune.engine.search import ALGORITHMS, MAX_PLY
+from heurtune.engine.search import ALGORITHMS, LEAF_ORDERS, MAX_PLY
 from heurtune.errors import HeurtuneError
 from heurtune.games import game_names, get_game
 from heurtune.tomlio import read_toml, write_toml
@@ -47,6 +47,12 @@ def _int(section: str, key: str, value: Any, low: int, high: int) -> int:
     return value
 
 
+def _choice(section: str, key: str, value: Any, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise HeurtuneError(f"{section}.{key} must be one of {', '.join(choices)}, got {value!r}")
+    return str(value)
+
+
 def _bool(section: str, key: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise HeurtuneError(f"{section}.{key} must be true or false, got {value!r}")
@@ -55,8 +61,9 @@ def _bool(section: str, key: str, value: Any) -> bool:
 
 # Settings that tune the search's cost per node; their defaults depend on the game
 # (``SEARCH_DEFAULTS`` in its heuristics module, chosen by measurement).
-TABLE_SETTINGS = ("table", "tt_min_depth", "leaf_order")
-LEGACY_SEARCH = {"table": True, "tt_min_depth": 0, "leaf_order": True}
+TABLE_SETTINGS = ("tt_bits", "table", "tt_min_depth", "leaf_order")
+# the search before per-game settings: a 2^16-entry table at every depth, ordered leaf parents
+LEGACY_SEARCH = {"tt_bits": 16, "table": True, "tt_min_depth": 0, "leaf_order": "full"}
 
 
 def search_defaults(game: str) -> dict[str, Any]:
@@ -68,21 +75,23 @@ def search_defaults(game: str) -> dict[str, Any]:
 class SearchSettings:
     """How an engine searches: algorithm, limits and table policy.
 
-    ``table``, ``tt_min_depth`` and ``leaf_order`` left as None take the game's
-    defaults when the engine is built (:func:`search_defaults`): alpha-beta
-    probes the transposition table at nodes with at least ``tt_min_depth``
-    plies left (none without a table) and orders the moves of nodes whose
-    children are leaves only with ``leaf_order``. Minimax always keeps its memo.
+    ``tt_bits``, ``table``, ``tt_min_depth`` and ``leaf_order`` left as None take
+    the game's defaults when the engine is built (:func:`search_defaults`): the
+    table has 2^tt_bits entries of 32 bytes, alpha-beta probes it at nodes with
+    at least ``tt_min_depth`` plies left (never without ``table``), and nodes
+    whose children are leaves order their moves as ``leaf_order`` says (``full``,
+    ``killers``: table move and killers first, ``none``). Minimax always keeps
+    its memo.
     """
 
     algorithm: str = "alphabeta"
     depth: int = 64
     nodes: int = 0
     time_ms: int = 0
-    tt_bits: int = 16
+    tt_bits: int | None = None
     table: bool | None = None
     tt_min_depth: int | None = None
-    leaf_order: bool | None = None
+    leaf_order: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:
@@ -97,17 +106,18 @@ class SearchSettings:
             raise HeurtuneError(
                 f"unknown search algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})"
             )
-        table, tt_min_depth, leaf_order = (data.get(k) for k in TABLE_SETTINGS)
+        tt_bits, table, tt_min_depth, leaf_order = (data.get(k) for k in TABLE_SETTINGS)
         return cls(
             algorithm=algorithm,
             depth=_int("search", "depth", data.get("depth", cls.depth), 1, MAX_PLY - 2),
             nodes=_int("search", "nodes", data.get("nodes", cls.nodes), 0, 10**12),
             time_ms=_int("search", "time_ms", data.get("time_ms", cls.time_ms), 0, 10**8),
-            tt_bits=_int("search", "tt_bits", data.get("tt_bits", cls.tt_bits), 10, 28),
+            tt_bits=None if tt_bits is None else _int("search", "tt_bits", tt_bits, 10, 28),
             table=None if table is None else _bool("search", "table", table),
             tt_min_depth=(None if tt_min_depth is None
                           else _int("search", "tt_min_depth", tt_min_depth, 0, MAX_PLY)),
-            leaf_order=None if leaf_order is None else _bool("search", "leaf_order", leaf_order),
+            leaf_order=None if leaf_order is None else _choice("search", "leaf_order", leaf_order,
+                                                               LEAF_ORDERS),
         )
 
     def resolved(self, game: str) -> SearchSettings:

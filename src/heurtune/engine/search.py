@@ -55,6 +55,10 @@ SORTED_PICKS = 4
 HISTORY_SIZE = 4096
 # move-ordering keys: table move, first and second killer, then history
 KEY_TT, KEY_KILLER0, KEY_KILLER1 = 1 << 62, 1 << 61, 1 << 60
+# how nodes whose children are leaves order their moves: not at all, table move
+# and killers first, or like every other node (selection sort by key)
+ORDER_NONE, ORDER_KILLERS, ORDER_FULL = 0, 1, 2
+LEAF_ORDERS = ("none", "killers", "full")  # indexed by the ORDER_* codes
 # a table that is never probed: ``table = false`` sets the minimum depth this high
 NO_TABLE_DEPTH = 1 << 30
 
@@ -158,6 +162,19 @@ def _history_index(m):  # type: ignore[no-untyped-def]
     return (m ^ (m >> 11) ^ (m >> 22)) & (HISTORY_SIZE - 1)
 
 
+def _to_front(moves, n, front, m):  # type: ignore[no-untyped-def]
+    """Swap move ``m`` (if present in ``moves[0, front:n]``) to index ``front``;
+    return the next free front index."""
+    if m < 0:
+        return front
+    for j in range(front, n):
+        if moves[0, j] == m:
+            moves[0, j] = moves[0, front]
+            moves[0, front] = m
+            return front + 1
+    return front
+
+
 def _out_of_budget(ctx):  # type: ignore[no-untyped-def]
     """Once armed: stop past the node budget, or (checked every 1,024 nodes) when
     the timer has set C_STOP. Sets C_ABORT, which unwinds the whole search."""
@@ -249,13 +266,18 @@ def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def
     n = gen_moves(state, moves, 0)  # noqa: F821
     # children at remaining depth 0 are scored in this loop, not by a call
     leaf_kids = depth <= 1 or ply >= MAX_PLY - 2
-    ordered = not leaf_kids or ctx[C_LEAF_ORDER] != 0
+    order = ctx[C_LEAF_ORDER] if leaf_kids else ORDER_FULL
+    sort = order == ORDER_FULL
     scores = _move_row(ctx, C_SCORES, top)
     killers = _killers(ctx)
     history = _history(ctx)
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
-    if ordered:
+    if order == ORDER_KILLERS:  # table move, then killers, to the front; no sorting
+        front = _to_front(moves, n, 0, tt_move)
+        front = _to_front(moves, n, front, k0)
+        _to_front(moves, n, front, k1)
+    elif sort:
         for i in range(n):
             m = moves[0, i]
             if m == tt_move:
@@ -271,7 +293,7 @@ def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def
     best = -INF
     best_move = moves[0, 0]
     for i in range(n):
-        if ordered and i < SORTED_PICKS:  # selection sort for the first picks only:
+        if sort and i < SORTED_PICKS:  # selection sort for the first picks only:
             j = i                         # a node that has not cut off by then
             for t in range(i + 1, n):     # visits all moves anyway
                 if scores[0, t] > scores[0, j]:
@@ -294,7 +316,7 @@ def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def
             if v > alpha:
                 alpha = v
                 if alpha >= beta:
-                    if ordered:
+                    if order != ORDER_NONE:
                         if m != k0:
                             killers[ply, 1] = k0
                             killers[ply, 0] = m
@@ -403,7 +425,7 @@ def _search_root(ctx, algorithm, max_depth, seed, out):  # type: ignore[no-untyp
 
 _TEMPLATES = [
     _to_tt, _from_tt, _decided, _rand, _ctx, _state, _params, _table, _table_values, _move_row,
-    _killers, _history, _history_index, _out_of_budget, _leaf, _leaf_child, _minimax,
+    _killers, _history, _history_index, _to_front, _out_of_budget, _leaf, _leaf_child, _minimax,
     _alphabeta, _search_root,
 ]
 
@@ -471,20 +493,23 @@ class Searcher:
         seed: int = 0,
         table: bool = True,
         tt_min_depth: int = 0,
-        leaf_order: bool = True,
+        leaf_order: str = "full",
     ) -> SearchResult:
         """Search ``state`` (left unchanged) and return the chosen move.
 
         Alpha-beta probes and stores the table at nodes with at least
         ``tt_min_depth`` plies left (none when ``table`` is false), and orders
-        the moves of nodes whose children are leaves only when ``leaf_order``
-        is true. The defaults are the search as it always was; engines use
+        the moves of nodes whose children are leaves as ``leaf_order`` says
+        (``"full"``: like every node; ``"killers"``: table move and killers
+        first, no sorting; ``"none"``: generation order). The defaults are the search as it always was; engines use
         their game's measured defaults (:class:`~heurtune.engine.config.SearchSettings`).
         The transposition table is kept between calls (call :meth:`clear`
         between games); killers and history are aged by halving.
         """
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
+        if leaf_order not in LEAF_ORDERS:
+            raise ValueError(f"unknown leaf order {leaf_order!r}")
         # the search reaches these buffers by address: they must be what it assumes
         for name, arr, dtype in (("state", state, np.int64), ("params", params, np.float64)):
             if arr.dtype != dtype or arr.ndim != 1 or not arr.flags.c_contiguous:
@@ -497,7 +522,7 @@ class Searcher:
         ctx[C_PARAMS], ctx[C_PARAMS_LEN] = params.ctypes.data, params.shape[0]
         ctx[C_TT], ctx[C_TT_SIZE] = self.tt.ctypes.data, self.tt.shape[0]
         ctx[C_TT_MIN_DEPTH] = max(0, int(tt_min_depth)) if table else NO_TABLE_DEPTH
-        ctx[C_LEAF_ORDER] = int(bool(leaf_order))
+        ctx[C_LEAF_ORDER] = LEAF_ORDERS.index(leaf_order)
         ctx[C_MOVES], ctx[C_SCORES] = self.moves.ctypes.data, self.scores.ctypes.data
         ctx[C_KILLERS], ctx[C_HISTORY] = self.killers.ctypes.data, self.history.ctypes.data
         self.history >>= 1

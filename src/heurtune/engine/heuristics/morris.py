@@ -184,4 +184,4 @@ PRESETS = {
 
 # Search settings measured on the bench positions (docs/benchmarks.md): Morris
 # needs its table (2.8 times the nodes without it) and ordered leaf parents.
-SEARCH_DEFAULTS = {"table": True, "tt_min_depth": 0, "leaf_order": True}
+SEARCH_DEFAULTS = {"tt_bits": 16, "table": True, "tt_min_depth": 0, "leaf_order": "full"}
