@@ -36,23 +36,6 @@ def lsb(typingctx, x):  # type: ignore[no-untyped-def]
 
 
 @intrinsic
-def data_pointer(typingctx, arr):  # type: ignore[no-untyped-def]
-    """The raw data pointer of an array, for :func:`numba.carray` views.
-
-    A ``carray`` view over it carries no reference count (its meminfo is
-    null), so passing it down a recursive search costs no atomic operations.
-    The caller must keep the original array alive while the view is used.
-    """
-    sig = types.voidptr(arr)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        return builder.bitcast(ary.data, context.get_value_type(types.voidptr))
-
-    return sig, codegen
-
-
-@intrinsic
 def address(typingctx, arr):  # type: ignore[no-untyped-def]
     """The raw data address of an array as an integer (see :func:`at_address`)."""
     sig = types.int64(arr)
