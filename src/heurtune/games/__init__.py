@@ -6,6 +6,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games.base import DRAW, LOSS, ONGOING, WIN, GameKernel, RuleOption
 
 _MODULES = {
+    "gomoku": "heurtune.games.gomoku",
     "isolation": "heurtune.games.isolation",
     "morris": "heurtune.games.morris",
 }

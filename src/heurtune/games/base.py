@@ -92,6 +92,19 @@ class GameKernel:
     position_hash: Any = position_hash
     side_to_move: Any = side_to_move
     ply: Any = ply
+    # opening hooks (plain Python, not hot): the moves a random opening may play
+    # next (default: every legal move) and whether an opening is acceptable
+    # (default: any position where the game goes on)
+    opening_moves: Callable[[np.ndarray], list[int]] | None = None
+    opening_ok: Callable[[np.ndarray], bool] | None = None
+    # declarations the conformance suite checks (tests/test_conformance.py):
+    # the longest game under the given rules, in plies; the hash of a position
+    # computed from scratch (what the incremental hash must equal); and how many
+    # leading entries of the state define the position (the rest is undo scratch
+    # that unmake_move may leave behind)
+    max_game_plies: Callable[[Mapping[str, int]], int] | None = None
+    hash_from_scratch: Callable[[np.ndarray], int] | None = None
+    live_length: Callable[[np.ndarray], int] | None = None
 
     # -- rules -------------------------------------------------------------
     def resolve_rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -123,6 +136,20 @@ class GameKernel:
         buf = np.empty((1, self.max_moves), dtype=np.int64)
         n = self.gen_moves(state, buf, 0)
         return [int(m) for m in buf[0, :n]]
+
+    def opening_candidates(self, state: np.ndarray) -> list[int]:
+        """Moves a random opening may play from ``state`` (the ``opening_moves`` hook)."""
+        if self.opening_moves is not None:
+            return self.opening_moves(state)
+        return self.legal_moves(state)
+
+    def acceptable_opening(self, state: np.ndarray) -> bool:
+        """Whether a random opening may end in ``state`` (the ``opening_ok`` hook)."""
+        from heurtune.games.base import ONGOING
+
+        if self.outcome(state) != ONGOING:
+            return False
+        return self.opening_ok is None or bool(self.opening_ok(state))
 
     def parse_move(self, state: np.ndarray, text: str) -> int:
         """The legal move whose notation is ``text``."""

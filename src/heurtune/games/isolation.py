@@ -131,6 +131,20 @@ def move_to_str(move: int) -> str:
     return NAMES[move]
 
 
+def hash_from_scratch(state: np.ndarray) -> int:
+    """Zobrist hash of the blocked squares, each knight's square and the side to move."""
+    h = 0
+    for sq in range(SQUARES):
+        if int(state[BLOCKED]) >> sq & 1:
+            h ^= int(Z_BLOCK[sq])
+    for side in range(2):
+        if state[POS + side] >= 0:
+            h ^= int(Z_SQUARE[side, int(state[POS + side])])
+    if state[STM] == 1:
+        h ^= int(Z_STM)
+    return int(np.int64(h))
+
+
 KERNEL = GameKernel(
     name="isolation",
     description="Isolation: two knights on a 7x7 board, visited squares blocked",
@@ -144,4 +158,7 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
+    max_game_plies=lambda rules: SQUARES,  # every ply blocks a square for good
+    hash_from_scratch=hash_from_scratch,
+    live_length=lambda state: HIST + 2 * int(state[PLY]),
 )

@@ -372,6 +372,18 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
     return ONGOING
 
 
+def hash_from_scratch(state: np.ndarray) -> int:
+    """Zobrist hash of the stones, both stashes and the side to move."""
+    h = int(Z_STASH[0, int(state[STASH])]) ^ int(Z_STASH[1, int(state[STASH + 1])])
+    for side in range(2):
+        for p in range(24):
+            if int(state[BB + side]) >> p & 1:
+                h ^= int(Z_POINT[side, p])
+    if state[STM] == 1:
+        h ^= int(Z_STM)
+    return int(np.int64(h))
+
+
 def move_to_str(move: int) -> str:
     """``d2``, ``a1-a4``, with ``xg7`` per removed stone."""
     frm, to, r1, r2 = move & 31, (move >> 5) & 31, (move >> 10) & 31, (move >> 15) & 31
@@ -403,4 +415,7 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
+    max_game_plies=lambda rules: int(rules["max_plies"]),
+    hash_from_scratch=hash_from_scratch,
+    live_length=lambda state: HIST + 2 * int(state[PLY]),
 )

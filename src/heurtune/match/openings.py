@@ -26,10 +26,13 @@ def random_openings(
     seed: int,
     exclude: Iterable[Sequence[int]] = (),
 ) -> list[tuple[int, ...]]:
-    """``count`` move sequences of ``plies`` random legal moves, pairwise distinct.
+    """``count`` move sequences of ``plies`` random moves, pairwise distinct.
 
-    Two sequences reaching the same position count as the same opening, no
-    opening ends the game, and none reaches the position of an ``exclude``
+    Moves are drawn from the game's opening candidates (every legal move unless
+    the kernel's ``opening_moves`` hook narrows them) and the opening must be
+    acceptable (the game goes on, and the ``opening_ok`` hook agrees). Two
+    sequences reaching the same position count as the same opening, and none
+    reaches the position of an ``exclude``
     opening (for example a tuning study's, so that a confirmation match plays
     fresh positions). The draw depends only on the arguments.
     """
@@ -51,11 +54,14 @@ def random_openings(
             if kernel.outcome(state) != ONGOING:
                 ok = False
                 break
-            legal = kernel.legal_moves(state)
+            legal = kernel.opening_candidates(state)
+            if not legal:
+                ok = False
+                break
             m = legal[int(rng.integers(len(legal)))]
             kernel.make_move(state, m)
             moves.append(m)
-        if not ok or kernel.outcome(state) != ONGOING:
+        if not ok or not kernel.acceptable_opening(state):
             continue
         h = int(kernel.position_hash(state))
         if h in seen:

@@ -1,0 +1,98 @@
+"""One conformance suite for every registered game (OpenSpiel's games_sim_test, our way).
+
+Each game is played out in seeded random games (and, where a game's random games
+rarely finish, games biased towards its opening area) and checked at every ply:
+
+* make_move then unmake_move restores the position exactly (the live part of the
+  state, ``live_length``; beyond it is undo scratch);
+* the incremental Zobrist hash equals ``hash_from_scratch``;
+* no position has more legal moves than the kernel's ``max_moves``, and every move
+  generated is legal once (no duplicates);
+* every game ends within ``max_game_plies`` under its rules;
+* a search leaves the position unchanged, for every heuristic of the game.
+
+The compiled searches' reload from numba's cache is checked for every game and
+heuristic by tests/test_cache_reload.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from heurtune.engine.heuristic import heuristics
+from heurtune.engine.search import Searcher
+from heurtune.games import ONGOING, game_names, get_game
+
+GAMES = game_names()
+RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
+         "isolation": [{}],
+         "gomoku": [{}, {"size": 7, "exact_five": 1}]}
+
+
+def test_every_game_declares_what_the_suite_checks() -> None:
+    assert set(RULES) == set(GAMES), "add the new game's rule variants to RULES"
+    for name in GAMES:
+        k = get_game(name)
+        assert k.max_game_plies is not None and k.hash_from_scratch is not None
+        assert k.live_length is not None and k.max_moves > 0
+
+
+def _random_game(kernel, rules, rng, near_opening: bool):  # type: ignore[no-untyped-def]
+    """Yield (state, legal moves) at every ply of one random game."""
+    state = kernel.new_state(rules)
+    while kernel.outcome(state) == ONGOING:
+        legal = kernel.legal_moves(state)
+        yield state, legal
+        pool = legal
+        if near_opening:
+            narrow = [m for m in kernel.opening_candidates(state) if m in set(legal)]
+            pool = narrow or legal
+        kernel.make_move(state, pool[int(rng.integers(len(pool)))])
+    yield state, kernel.legal_moves(state)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_make_unmake_hash_bounds_and_length(name: str) -> None:
+    kernel = get_game(name)
+    rng = np.random.default_rng(20261122)
+    finished = 0
+    for rules in RULES[name]:
+        resolved = kernel.resolve_rules(rules)
+        longest = kernel.max_game_plies(resolved)
+        for g in range(40):
+            plies = 0
+            for state, legal in _random_game(kernel, rules, rng, near_opening=g % 2 == 1):
+                plies = int(kernel.ply(state))
+                assert plies <= longest
+                assert int(kernel.position_hash(state)) == kernel.hash_from_scratch(state)
+                assert len(legal) <= kernel.max_moves
+                assert len(set(legal)) == len(legal)
+                if kernel.outcome(state) != ONGOING:
+                    break
+                live = kernel.live_length(state)
+                before = state[:live].copy()
+                for m in legal[:: max(1, len(legal) // 12)]:  # a spread of the moves
+                    kernel.make_move(state, m)
+                    assert int(kernel.position_hash(state)) == kernel.hash_from_scratch(state)
+                    kernel.unmake_move(state, m)
+                    assert np.array_equal(state[:live], before), (name, plies, m)
+            finished += kernel.outcome(state) != ONGOING
+    assert finished == 40 * len(RULES[name])  # every game reached its end
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_search_leaves_the_position_unchanged(name: str) -> None:
+    kernel = get_game(name)
+    rng = np.random.default_rng(7)
+    for hname, h in heuristics(name).items():
+        searcher = Searcher(kernel, h)
+        params = h.space.to_array({})
+        for state, legal in _random_game(kernel, {}, rng, near_opening=True):
+            if kernel.outcome(state) != ONGOING or kernel.ply(state) > 12:
+                break
+            live = kernel.live_length(state)
+            before = state[:live].copy()
+            r = searcher.search(state, params, depth=3, nodes=3000)
+            assert np.array_equal(state[:live], before), (name, hname)
+            assert r.move in legal
