@@ -82,6 +82,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}{fresh}")
         print(stats.summary())
         print(stats.pairs_summary())
+        print(f"first player (side 0) scored {result.first_player_score:.3f} over all games")
     return 0
 
 

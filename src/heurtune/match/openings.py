@@ -44,8 +44,8 @@ def random_openings(
         attempts += 1
         if attempts > 50 * count + 1000:
             raise HeurtuneError(
-                f"could not draw {count} distinct {plies}-ply openings for {kernel.name}; "
-                "use fewer pairs or more opening plies"
+                f"could not draw {count} distinct {plies}-ply openings for {kernel.name} "
+                "(the game's opening rules allow too few); use fewer pairs or other opening plies"
             )
         state = kernel.new_state(rules)
         moves: list[int] = []

@@ -69,10 +69,18 @@ class MatchResult:
     def stats(self) -> MatchStats:
         return stats_of(self.pairs)
 
+    @property
+    def first_player_score(self) -> float:
+        """The score of the side that moves first in the game (side 0: White in
+        Morris, Black in Gomoku) over all games: the first-move advantage, which
+        paired openings cancel out of the engines' score."""
+        games = [s for p in self.pairs for s in (p.a_scores[0], 1.0 - p.a_scores[1])]
+        return sum(games) / len(games) if games else 0.5
+
     def to_dict(self) -> dict[str, Any]:
         out = self.stats.to_dict()
         out.update(a=self.spec.a.label, b=self.spec.b.label, pairs=len(self.pairs),
-                   seed=self.spec.seed)
+                   seed=self.spec.seed, first_player_score=self.first_player_score)
         return out
 
 
