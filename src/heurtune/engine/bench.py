@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from heurtune.engine.config import SearchSettings, search_defaults
+from heurtune.engine.config import TABLE_SETTINGS, SearchSettings
 from heurtune.engine.heuristic import get_heuristic, heuristics_module
 from heurtune.engine.search import MAX_PLY, Searcher
 from heurtune.errors import HeurtuneError
@@ -96,11 +96,12 @@ def bench(
         raise HeurtuneError(f"bench depth must be in [1, {MAX_PLY - 2}], got {depth}")
     if not 1 <= positions <= 10_000:
         raise HeurtuneError(f"bench positions must be in [1, 10000], got {positions}")
-    SearchSettings.from_dict(settings)  # the same checks as an engine file's [search]
     kernel = get_game(game)
     h = get_heuristic(game, heuristic)
-    table = {**search_defaults(game), **settings}
-    tt_bits = int(table.pop("tt_bits"))  # type: ignore[call-overload]
+    # checked like an engine file's [search], unset ones from the game's defaults
+    resolved = SearchSettings.from_dict(settings).resolved(game)
+    table = {k: getattr(resolved, k) for k in TABLE_SETTINGS if k != "tt_bits"}
+    tt_bits = int(resolved.tt_bits)  # type: ignore[arg-type]
     searcher = Searcher(kernel, h, tt_bits)
     params = h.space.to_array({})
     states = bench_positions(kernel, positions, seed, int(defaults["max_plies"]))  # type: ignore[call-overload]

@@ -127,8 +127,7 @@ class SearchSettings:
 
     def search_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :meth:`heurtune.engine.search.Searcher.search`."""
-        out = {k: v for k, v in self.to_dict().items() if k != "tt_bits"}
-        return {k: v for k, v in out.items() if v is not None}
+        return {k: v for k, v in self.to_dict().items() if k != "tt_bits"}
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}

@@ -145,8 +145,6 @@ class GameKernel:
 
     def acceptable_opening(self, state: np.ndarray) -> bool:
         """Whether a random opening may end in ``state`` (the ``opening_ok`` hook)."""
-        from heurtune.games.base import ONGOING
-
         if self.outcome(state) != ONGOING:
             return False
         return self.opening_ok is None or bool(self.opening_ok(state))
