@@ -6,8 +6,8 @@ Prints a Markdown table (paste it into docs/benchmarks.md) with:
 
 * alpha-beta and minimax nodes per second with the seed heuristic, one core,
   on the fixed bench positions;
-* the plain-Python baseline (benchmarks/baseline_morris.py) on the same
-  positions, and the ratio;
+* the plain-Python baselines (benchmarks/baseline_morris.py,
+  baseline_isolation.py, baseline_gomoku.py) on the same positions, and the ratio;
 * match games per second for default matches, one process.
 
 Speed targets are ratios against the baseline measured in the same run, so a
@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import baseline_gomoku as base_gom  # noqa: E402
 import baseline_isolation as base_iso  # noqa: E402
 import baseline_morris as base  # noqa: E402
 import numba  # noqa: E402
@@ -32,6 +33,7 @@ import numba  # noqa: E402
 from heurtune.engine.bench import bench, bench_positions  # noqa: E402
 from heurtune.engine.config import preset  # noqa: E402
 from heurtune.games import get_game  # noqa: E402
+from heurtune.games import gomoku as kg  # noqa: E402
 from heurtune.games import isolation as ki  # noqa: E402
 from heurtune.games import morris as km  # noqa: E402
 from heurtune.match.runner import MatchRunner, MatchSpec  # noqa: E402
@@ -91,6 +93,22 @@ def baseline_isolation_one(st, depth: int = 5) -> tuple[int, float]:  # type: ig
     return agent.nodes, time.perf_counter() - t0
 
 
+def to_baseline_gomoku(state):  # type: ignore[no-untyped-def]
+    n = int(state[kg.R_SIZE])
+    cells = [[int(state[kg.cell_index(state, r * kg.STRIDE + c)]) for c in range(n)]
+             for r in range(n)]
+    return base_gom.from_cells(cells, 1 if state[kg.STM] == 0 else 2)
+
+
+def baseline_gomoku_one(st, depth: int = 1) -> tuple[int, float]:  # type: ignore[no-untyped-def]
+    """The seed-style alpha-beta (numpy lines per point, HeuristicScore per line)."""
+    board, player = to_baseline_gomoku(st)
+    agent = base_gom.AlphaBeta(depth)
+    t0 = time.perf_counter()
+    agent.search(board, player)
+    return agent.nodes, time.perf_counter() - t0
+
+
 def games_per_second(a: str, b: str, pairs: int, seed: int) -> tuple[int, float]:
     spec = MatchSpec(preset(a), preset(b), pairs=pairs, seed=seed)
     with MatchRunner(1) as runner:
@@ -140,9 +158,18 @@ def main() -> int:
                  iso.nodes_per_second, iso.nodes_per_second / bi_nps))
     rows.append(("isolation: plain-Python baseline (board copied per move)", "depth 5", bi_nodes,
                  bi_sec, bi_nps, 1.0))
+    gom_positions = bench_positions(get_game("gomoku"), 8, args.seed, 20)
+    gom = bench("gomoku", "threats", 4, "alphabeta", 8, args.seed)
+    bg_nodes, bg_sec = fastest_pass(gom_positions, baseline_gomoku_one, repeat=1)
+    bg_nps = bg_nodes / bg_sec
+    rows.append(("gomoku: alpha-beta, threats (candidate moves)", f"depth {gom.depth}", gom.nodes,
+                 gom.seconds, gom.nodes_per_second, gom.nodes_per_second / bg_nps))
+    rows.append(("gomoku: plain-Python baseline (seed style, numpy lines per point)", "depth 1",
+                 bg_nodes, bg_sec, bg_nps, 1.0))
     matches = []
     for a, b in (("morris:seed", "morris:seed"), ("morris:ab", "morris:seed"),
-                 ("isolation:ab_improved", "isolation:ab_improved")):
+                 ("isolation:ab_improved", "isolation:ab_improved"),
+                 ("gomoku:seed", "gomoku:seed"), ("gomoku:ab", "gomoku:seed")):
         games, sec = games_per_second(a, b, args.pairs, args.seed)
         matches.append((f"{a} vs {b}", games, sec, games / sec))
 

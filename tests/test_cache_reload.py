@@ -23,10 +23,10 @@ for game in game_names():
     k = get_game(game)
     for name, h in heuristics(game).items():
         s = Searcher(k, h)
-        params = h.space.to_array({})
+        params = h.to_array({})
         # the largest-valued params exercise every feature (e.g. recursive helpers)
         big = {p.name: p.high for p in h.space.params if hasattr(p, "high")}
-        hi = h.space.to_array(big)
+        hi = h.to_array(big)
         state = k.new_state()
         moves = []
         for i in range(60):  # a whole game: Isolation reaches separated endgames

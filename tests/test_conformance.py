@@ -9,7 +9,11 @@ rarely finish, games biased towards its opening area) and checked at every ply:
 * no position has more legal moves than the kernel's ``max_moves``, and every move
   generated is legal once (no duplicates);
 * every game ends within ``max_game_plies`` under its rules;
-* a search leaves the position unchanged, for every heuristic of the game.
+* a search leaves the position unchanged, for every heuristic of the game, with
+  and without the game's candidate moves;
+* the search hooks keep their contracts: candidate moves are a non-empty subset of
+  the legal moves while the game goes on, ordering keys lie in [0, 2^24);
+* the ``symmetry_hashes`` hook, where declared, includes the position's own hash.
 
 The compiled searches' reload from numba's cache is checked for every game and
 heuristic by tests/test_cache_reload.py.
@@ -70,6 +74,12 @@ def test_make_unmake_hash_bounds_and_length(name: str) -> None:
                 assert len(set(legal)) == len(legal)
                 if kernel.outcome(state) != ONGOING:
                     break
+                candidates = kernel.legal_moves(state) if kernel.gen_candidates is None else \
+                    _candidates(kernel, state)
+                assert candidates and set(candidates) <= set(legal)
+                assert all(0 <= kernel.move_key(state, m) < 1 << 24 for m in legal[::7])
+                if kernel.symmetry_hashes is not None and plies % 7 == 0:
+                    assert int(kernel.position_hash(state)) in kernel.image_hashes(state)
                 live = kernel.live_length(state)
                 before = state[:live].copy()
                 for m in legal[:: max(1, len(legal) // 12)]:  # a spread of the moves
@@ -81,18 +91,25 @@ def test_make_unmake_hash_bounds_and_length(name: str) -> None:
     assert finished == 40 * len(RULES[name])  # every game reached its end
 
 
+def _candidates(kernel, state):  # type: ignore[no-untyped-def]
+    buf = np.empty((1, kernel.max_moves), dtype=np.int64)
+    n = kernel.gen_candidates(state, buf, 0)
+    return [int(m) for m in buf[0, :n]]
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_search_leaves_the_position_unchanged(name: str) -> None:
     kernel = get_game(name)
     rng = np.random.default_rng(7)
     for hname, h in heuristics(name).items():
         searcher = Searcher(kernel, h)
-        params = h.space.to_array({})
+        params = h.to_array({})
         for state, legal in _random_game(kernel, {}, rng, near_opening=True):
             if kernel.outcome(state) != ONGOING or kernel.ply(state) > 12:
                 break
             live = kernel.live_length(state)
             before = state[:live].copy()
-            r = searcher.search(state, params, depth=3, nodes=3000)
-            assert np.array_equal(state[:live], before), (name, hname)
-            assert r.move in legal
+            for candidates in (False, True):
+                r = searcher.search(state, params, depth=3, nodes=3000, candidates=candidates)
+                assert np.array_equal(state[:live], before), (name, hname)
+                assert r.move in legal

@@ -103,7 +103,7 @@ def bench(
     table = {k: getattr(resolved, k) for k in TABLE_SETTINGS if k != "tt_bits"}
     tt_bits = int(resolved.tt_bits)  # type: ignore[arg-type]
     searcher = Searcher(kernel, h, tt_bits)
-    params = h.space.to_array({})
+    params = h.to_array()
     states = bench_positions(kernel, positions, seed, int(defaults["max_plies"]))  # type: ignore[call-overload]
     searcher.search(states[0].copy(), params, algorithm=algorithm, depth=1)  # compile / load
     best = float("inf")

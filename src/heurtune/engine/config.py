@@ -19,6 +19,7 @@ configuration file looks like::
     # table = true            # transposition table (default: the game's)
     # tt_min_depth = 0        # probe it only with this many plies left
     # leaf_order = "full"     # leaf parents' move order: full | killers | none
+    # candidates = false      # search the game's candidate moves only (default: the game's)
 
     [rules]                   # optional game rule options
     flying = true
@@ -61,9 +62,11 @@ def _bool(section: str, key: str, value: Any) -> bool:
 
 # Settings that tune the search's cost per node; their defaults depend on the game
 # (``SEARCH_DEFAULTS`` in its heuristics module, chosen by measurement).
-TABLE_SETTINGS = ("tt_bits", "table", "tt_min_depth", "leaf_order")
-# the search before per-game settings: a 2^16-entry table at every depth, ordered leaf parents
-LEGACY_SEARCH = {"tt_bits": 16, "table": True, "tt_min_depth": 0, "leaf_order": "full"}
+TABLE_SETTINGS = ("tt_bits", "table", "tt_min_depth", "leaf_order", "candidates")
+# the search before per-game settings: a 2^16-entry table at every depth, ordered leaf
+# parents, every legal move searched
+LEGACY_SEARCH = {"tt_bits": 16, "table": True, "tt_min_depth": 0, "leaf_order": "full",
+                 "candidates": False}
 
 
 def search_defaults(game: str) -> dict[str, Any]:
@@ -80,8 +83,10 @@ class SearchSettings:
     table has 2^tt_bits entries of 32 bytes, alpha-beta probes it at nodes with
     at least ``tt_min_depth`` plies left (never without ``table``), and nodes
     whose children are leaves order their moves as ``leaf_order`` says (``full``,
-    ``killers``: table move and killers first, ``none``). Minimax always keeps
-    its memo.
+    ``killers``: table move and killers first, ``none``); with ``candidates``
+    the search visits only the game's candidate moves (its ``gen_candidates``
+    hook: Gomoku's wins, forced blocks and points near stones). Minimax always
+    keeps its memo.
     """
 
     algorithm: str = "alphabeta"
@@ -92,6 +97,7 @@ class SearchSettings:
     table: bool | None = None
     tt_min_depth: int | None = None
     leaf_order: str | None = None
+    candidates: bool | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:
@@ -106,7 +112,8 @@ class SearchSettings:
             raise HeurtuneError(
                 f"unknown search algorithm {algorithm!r} (known: {', '.join(ALGORITHMS)})"
             )
-        tt_bits, table, tt_min_depth, leaf_order = (data.get(k) for k in TABLE_SETTINGS)
+        tt_bits, table, tt_min_depth, leaf_order, candidates = (
+            data.get(k) for k in TABLE_SETTINGS)
         return cls(
             algorithm=algorithm,
             depth=_int("search", "depth", data.get("depth", cls.depth), 1, MAX_PLY - 2),
@@ -118,6 +125,7 @@ class SearchSettings:
                           else _int("search", "tt_min_depth", tt_min_depth, 0, MAX_PLY)),
             leaf_order=None if leaf_order is None else _choice("search", "leaf_order", leaf_order,
                                                                LEAF_ORDERS),
+            candidates=None if candidates is None else _bool("search", "candidates", candidates),
         )
 
     def resolved(self, game: str) -> SearchSettings:

@@ -12,6 +12,12 @@ types as a literal): numba's on-disk cache crashes on reload when a recursive
 function has two signatures (numba #6713). ``tests/test_cache_reload.py``
 reloads every heuristic's search from the cache to catch this.
 
+A heuristic may also have a ``prepare(params) -> array`` hook (plain Python,
+called once when an engine is built): it turns the named weights into the
+array the evaluator reads, for example tables derived from them, so that the
+evaluator does no per-node arithmetic on the weights themselves. Without it
+the evaluator reads the weights as they are.
+
 Heuristics live in ``heurtune.engine.heuristics.<game>`` modules that export a
 ``HEURISTICS`` tuple and a ``PRESETS`` mapping; adding one touches neither the
 search nor the tuning code.
@@ -22,9 +28,11 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable, Mapping
 
-from heurtune.engine.params import ParamSpace
+import numpy as np
+
+from heurtune.engine.params import ParamSpace, Value
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 
@@ -39,6 +47,15 @@ class Heuristic:
     space: ParamSpace
     evaluate: Any
     module: ModuleType
+    prepare: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def to_array(self, values: Mapping[str, Value] | None = None) -> np.ndarray:
+        """The array :attr:`evaluate` reads for these weights (defaults for the
+        missing ones), through the ``prepare`` hook where there is one."""
+        arr = self.space.to_array(values or {})
+        if self.prepare is None:
+            return arr
+        return np.ascontiguousarray(self.prepare(arr), dtype=np.float64)
 
 
 def heuristics_module(game: str) -> ModuleType:

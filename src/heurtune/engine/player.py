@@ -16,7 +16,7 @@ class Engine:
         self.config = config
         self.kernel = get_game(config.game)
         heuristic = config.heuristic_obj
-        self.params = heuristic.space.to_array(config.params)
+        self.params = heuristic.to_array(config.params)
         self.searcher = Searcher(self.kernel, heuristic, config.search.tt_bits)
 
     def new_game(self) -> None:

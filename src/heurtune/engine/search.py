@@ -73,11 +73,15 @@ C_NODES, C_LIMIT, C_STOP, C_ABORT, C_ARMED, C_ROOT = 0, 1, 2, 3, 4, 5
 C_STATE, C_STATE_LEN, C_PARAMS, C_PARAMS_LEN = 6, 7, 8, 9
 C_TT, C_TT_SIZE, C_TT_MIN_DEPTH, C_LEAF_ORDER = 10, 11, 12, 13
 C_MOVES, C_SCORES, C_KILLERS, C_HISTORY = 14, 15, 16, 17
-CTX_SIZE = 18
+C_CANDIDATES = 18  # 1: search the kernel's candidate moves instead of all legal moves
+CTX_SIZE = 19
+# ordering keys: the kernel's move_key (below 2^24) above history counts (below 2^32)
+MOVE_KEY_SHIFT = 32
 
 # Bound per specialisation (``MAX_MOVES``: the kernel's bound on legal moves,
 # the row length of the move buffers).
-gen_moves = make_move = unmake_move = outcome = position_hash = side_to_move = evaluate = None
+gen_moves = gen_candidates = move_key = None
+make_move = unmake_move = outcome = position_hash = side_to_move = evaluate = None
 MAX_MOVES = 0
 
 
@@ -175,6 +179,13 @@ def _to_front(moves, n, front, m):  # type: ignore[no-untyped-def]
     return front
 
 
+def _gen(ctx, state, moves):  # type: ignore[no-untyped-def]
+    """The moves to search: the kernel's candidates when the setting asks for them."""
+    if ctx[C_CANDIDATES] != 0:
+        return gen_candidates(state, moves, 0)  # noqa: F821
+    return gen_moves(state, moves, 0)  # noqa: F821
+
+
 def _out_of_budget(ctx):  # type: ignore[no-untyped-def]
     """Once armed: stop past the node budget, or (checked every 1,024 nodes) when
     the timer has set C_STOP. Sets C_ABORT, which unwinds the whole search."""
@@ -223,7 +234,7 @@ def _minimax(cp, depth, ply, top):  # type: ignore[no-untyped-def]
     if tt[slot, TT_KEY] == h and tt[slot, TT_INFO] == depth:
         return _from_tt(ttf[slot, TT_VALUE], ply)
     moves = _move_row(ctx, C_MOVES, top)
-    n = gen_moves(state, moves, 0)  # noqa: F821
+    n = _gen(ctx, state, moves)
     best = -INF
     for i in range(n):
         make_move(state, moves[0, i])  # noqa: F821
@@ -263,7 +274,7 @@ def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def
             if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
                 return v
     moves = _move_row(ctx, C_MOVES, top)
-    n = gen_moves(state, moves, 0)  # noqa: F821
+    n = _gen(ctx, state, moves)
     # children at remaining depth 0 are scored in this loop, not by a call
     leaf_kids = depth <= 1 or ply >= MAX_PLY - 2
     order = ctx[C_LEAF_ORDER] if leaf_kids else ORDER_FULL
@@ -287,7 +298,8 @@ def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def
             elif m == k1:
                 scores[0, i] = KEY_KILLER1
             else:
-                scores[0, i] = history[_history_index(m)]
+                scores[0, i] = ((move_key(state, m) << MOVE_KEY_SHIFT)  # noqa: F821
+                                + history[_history_index(m)])
     params = _params(ctx)
     alpha0 = alpha
     best = -INF
@@ -350,7 +362,10 @@ def _search_root(ctx, algorithm, max_depth, seed, out):  # type: ignore[no-untyp
     rng[0] = seed * 2 + 1
     for _ in range(4):
         _rand(rng)
-    n = gen_moves(state, moves, 0)  # noqa: F821
+    if algorithm == ALGO_RANDOM:
+        n = gen_moves(state, moves, 0)  # noqa: F821
+    else:
+        n = _gen(ctx, state, moves)
     root = moves[0, :n].copy()
     out[3] = n
     out[4] = 0
@@ -425,8 +440,8 @@ def _search_root(ctx, algorithm, max_depth, seed, out):  # type: ignore[no-untyp
 
 _TEMPLATES = [
     _to_tt, _from_tt, _decided, _rand, _ctx, _state, _params, _table, _table_values, _move_row,
-    _killers, _history, _history_index, _to_front, _out_of_budget, _leaf, _leaf_child, _minimax,
-    _alphabeta, _search_root,
+    _killers, _history, _history_index, _to_front, _gen, _out_of_budget, _leaf, _leaf_child,
+    _minimax, _alphabeta, _search_root,
 ]
 
 
@@ -458,6 +473,8 @@ class Searcher:
         self.heuristic = heuristic
         bindings = {
             "gen_moves": kernel.gen_moves,
+            "gen_candidates": kernel.gen_candidates or kernel.gen_moves,
+            "move_key": kernel.move_key,
             "make_move": kernel.make_move,
             "unmake_move": kernel.unmake_move,
             "outcome": kernel.outcome,
@@ -467,6 +484,8 @@ class Searcher:
             "MAX_MOVES": kernel.max_moves,
         }
         self._fn = specialise(_TEMPLATES, bindings, f"{kernel.name}_{heuristic.name}")["_search_root"]
+        # the evaluator reads its array by position: it must be what Heuristic.to_array builds
+        self._params_len = len(heuristic.to_array())
         self.tt = np.zeros((1 << tt_bits, 4), dtype=np.int64)
         self.moves = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)
         self.scores = np.empty((MAX_PLY + 1, kernel.max_moves), dtype=np.int64)
@@ -494,6 +513,7 @@ class Searcher:
         table: bool = True,
         tt_min_depth: int = 0,
         leaf_order: str = "full",
+        candidates: bool = False,
     ) -> SearchResult:
         """Search ``state`` (left unchanged) and return the chosen move.
 
@@ -501,7 +521,10 @@ class Searcher:
         ``tt_min_depth`` plies left (none when ``table`` is false), and orders
         the moves of nodes whose children are leaves as ``leaf_order`` says
         (``"full"``: like every node; ``"killers"``: table move and killers
-        first, no sorting; ``"none"``: generation order). The defaults are the search as it always was; engines use
+        first, no sorting; ``"none"``: generation order). With ``candidates``
+        every node searches the kernel's candidate moves (its
+        ``gen_candidates`` hook) instead of all legal moves; the random mover
+        always picks among all. The defaults are the search as it always was; engines use
         their game's measured defaults (:class:`~heurtune.engine.config.SearchSettings`).
         The transposition table is kept between calls (call :meth:`clear`
         between games); killers and history are aged by halving.
@@ -514,6 +537,9 @@ class Searcher:
         for name, arr, dtype in (("state", state, np.int64), ("params", params, np.float64)):
             if arr.dtype != dtype or arr.ndim != 1 or not arr.flags.c_contiguous:
                 raise ValueError(f"{name} must be a contiguous 1-D {np.dtype(dtype)} array")
+        if params.shape[0] != self._params_len:
+            raise ValueError(f"params must have {self._params_len} entries (Heuristic.to_array), "
+                             f"got {params.shape[0]}")
         depth = max(1, min(int(depth), MAX_PLY - 2))
         ctx = self.ctx
         ctx[:] = 0
@@ -523,6 +549,7 @@ class Searcher:
         ctx[C_TT], ctx[C_TT_SIZE] = self.tt.ctypes.data, self.tt.shape[0]
         ctx[C_TT_MIN_DEPTH] = max(0, int(tt_min_depth)) if table else NO_TABLE_DEPTH
         ctx[C_LEAF_ORDER] = LEAF_ORDERS.index(leaf_order)
+        ctx[C_CANDIDATES] = 1 if candidates else 0
         ctx[C_MOVES], ctx[C_SCORES] = self.moves.ctypes.data, self.scores.ctypes.data
         ctx[C_KILLERS], ctx[C_HISTORY] = self.killers.ctypes.data, self.history.ctypes.data
         self.history >>= 1

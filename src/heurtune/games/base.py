@@ -20,6 +20,19 @@ search built on them never holds the GIL:
     starts every kernel's state; the hash is a Zobrist hash of everything
     that decides the future of the game.
 
+Two optional search hooks, for wide boards (defaults: none needed):
+
+``gen_candidates(state, out, row) -> n``
+    the moves worth searching, a non-empty subset of the legal moves while the
+    game goes on (Gomoku: a winning point alone, forced blocks, points near
+    stones). The search uses it when its ``candidates`` setting is on; the
+    default is :func:`gen_moves` itself.
+``move_key(state, move) -> int``
+    a cheap ordering key (larger first, below 2^24) for a move of the side to
+    move, which the search ranks after the table move and killers and before
+    its history counts (Gomoku: threats first). The default, :func:`no_key`,
+    keeps the history order.
+
 Search, match and tuning code only ever talk to this interface, so adding a
 game means writing one kernel module and registering it.
 """
@@ -61,6 +74,12 @@ def ply(state):  # type: ignore[no-untyped-def]
     return state[PLY]
 
 
+@njit(cache=True, nogil=True)
+def no_key(state, move):  # type: ignore[no-untyped-def]
+    """The default ordering key: none (moves keep their history order)."""
+    return 0
+
+
 @dataclass(frozen=True)
 class RuleOption:
     """One switchable rule of a game, with its default and a one-line description."""
@@ -92,11 +111,19 @@ class GameKernel:
     position_hash: Any = position_hash
     side_to_move: Any = side_to_move
     ply: Any = ply
+    # search hooks (numba, hot): the moves worth searching (None: gen_moves) and
+    # a threat-first ordering key (default: none)
+    gen_candidates: Any = None
+    move_key: Any = no_key
     # opening hooks (plain Python, not hot): the moves a random opening may play
     # next (default: every legal move) and whether an opening is acceptable
     # (default: any position where the game goes on)
     opening_moves: Callable[[np.ndarray], list[int]] | None = None
     opening_ok: Callable[[np.ndarray], bool] | None = None
+    # the hashes of a position's images under the board's symmetries (itself
+    # included), so that excluding an opening excludes its mirror images too
+    # (default: no symmetry declared, the position's own hash)
+    symmetry_hashes: Callable[[np.ndarray], list[int]] | None = None
     # declarations the conformance suite checks (tests/test_conformance.py):
     # the longest game under the given rules, in plies; the hash of a position
     # computed from scratch (what the incremental hash must equal); and how many
@@ -148,6 +175,12 @@ class GameKernel:
         if self.outcome(state) != ONGOING:
             return False
         return self.opening_ok is None or bool(self.opening_ok(state))
+
+    def image_hashes(self, state: np.ndarray) -> set[int]:
+        """Hashes of ``state`` and its symmetric images (the ``symmetry_hashes`` hook)."""
+        if self.symmetry_hashes is not None:
+            return {int(h) for h in self.symmetry_hashes(state)}
+        return {int(self.position_hash(state))}
 
     def parse_move(self, state: np.ndarray, text: str) -> int:
         """The legal move whose notation is ``text``."""

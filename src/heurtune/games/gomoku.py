@@ -12,7 +12,25 @@ board size, so its notation needs no state: ``h8`` is the centre of 15 x 15.
 
 The board lives in the state as a padded grid: ``PAD`` cells of wall around the
 N x N points, so that a line of four points on either side of any point can be
-read without bounds checks (:func:`line_cells`), which the heuristics use.
+read without bounds checks, which the heuristics use.
+
+Besides the grid, make / unmake keep two things up to date for the search
+(both functions of the stones alone, so unmake restores them exactly):
+
+* the *line classes*: for every empty point, each of its four lines and each
+  side, the seed's ``cscore`` of that line as ``mag * 8 + mul`` (mul not capped;
+  0 where mag is 0 or the point holds a stone), and a histogram of them per
+  side. Only the lines through the changed point are recomputed, from a table
+  indexed by the line's eight cells. Heuristics weight the histogram instead
+  of rescanning the board (``threats``);
+* the number of stones within two points (king-move distance) of every cell,
+  which gives the candidate moves.
+
+:func:`gen_candidates` (the kernel's search-moves hook) returns a winning point
+alone if the side to move has one, else the points that stop the opponent's
+five if it has any, else the empty points within two points of a stone (the
+centre on an empty board). :func:`move_key` (the ordering hook) ranks a point
+by the line classes through it, so threats are searched first.
 """
 
 from __future__ import annotations
@@ -36,8 +54,20 @@ R_SIZE = HEADER  # N
 R_EXACT = HEADER + 1  # rule exact_five
 R_WIDTH = HEADER + 2  # N + 2 * PAD, the row length of the padded grid
 WON = HEADER + 3  # 1 when the last move made a winning line
-HIST = HEADER + 4  # where the moves played so far start (after the grid)
-GRID = 8  # the padded grid, (N + 2 PAD)^2 cells, then the N^2 moves played
+HIST = HEADER + 4  # where the moves played so far start (after everything else)
+R_CELLS = HEADER + 5  # cells of the padded grid, (N + 2 PAD)^2
+R_NEAR = HEADER + 6  # where the stones-within-two counts start (one per grid cell)
+R_CLS = HEADER + 7  # where the line classes start: [side][direction][grid cell]
+R_HISTO = HEADER + 8  # where the class histograms start: [side][class]
+R_KEYS = HEADER + 9  # where the line keys start: [direction][grid cell]
+GRID = 13  # the padded grid; then near counts, line classes, line keys, histograms, moves
+
+# line classes: mag * 8 + mul of the seed's cscore (mag, mul <= 5); class 32 and
+# up (mag >= 4) is the only kind of line through which a point can make five
+NCLASS = 48
+MAG_SHIFT = 3
+FOUR_CLASS = 4 << MAG_SHIFT
+NEAR = 2  # candidate moves lie within this many points of a stone
 
 _rng = np.random.default_rng(0x476F6D6F6B75)
 Z_STONE = _rng.integers(-(2**63), 2**63 - 1, size=(2, MAX_SIZE * STRIDE), dtype=np.int64)
@@ -48,15 +78,168 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
     """The empty board, Black to move."""
     n = int(rules["size"])
     width = n + 2 * PAD
-    s = np.zeros(GRID + width * width + n * n, dtype=np.int64)
+    cells = width * width
+    s = np.zeros(GRID + 14 * cells + 2 * NCLASS + n * n, dtype=np.int64)
     s[R_SIZE] = n
-    s[HIST] = GRID + width * width
     s[R_EXACT] = rules["exact_five"]
     s[R_WIDTH] = width
-    grid = s[GRID:GRID + width * width].reshape(width, width)
+    s[R_CELLS] = cells
+    s[R_NEAR] = GRID + cells
+    s[R_CLS] = GRID + 2 * cells
+    s[R_KEYS] = GRID + 10 * cells
+    s[R_HISTO] = GRID + 14 * cells
+    s[HIST] = GRID + 14 * cells + 2 * NCLASS
+    grid = s[GRID:GRID + cells].reshape(width, width)
     grid[:, :] = WALL
     grid[PAD:PAD + n, PAD:PAD + n] = EMPTY
+    # every line class of the empty board is 0 (no stones): the histograms count
+    # all 4 lines of all N^2 points there
+    s[s[R_HISTO]] = 4 * n * n
+    s[s[R_HISTO] + NCLASS] = 4 * n * n
+    _init_keys(s)
     return s
+
+
+# -- the seed's line score, as line classes ------------------------------------------
+# A line is the 8 points around a point, a[0..3] from the far end up to it and
+# a[4..7] onwards (the point itself is not part of it). heurtune's heuristics
+# module documents the seed's windows; they are here because the kernel keeps
+# every line's class up to date.
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def free_range(line, own):  # type: ignore[no-untyped-def]
+    """The seed's ``f_range``: ``(lo, hi)`` such that ``line[lo:hi]`` is the
+    adversary-free range around the centre (cells other than ``own`` and empty
+    end it)."""
+    lo = 4
+    while lo > 0 and (line[lo - 1] == 0 or line[lo - 1] == own):
+        lo -= 1
+    hi = 4
+    while hi < 8 and (line[hi] == 0 or line[hi] == own):
+        hi += 1
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cscore(line, own, cap):  # type: ignore[no-untyped-def]
+    """The seed's ``cscore``: ``(mag, mul)`` over the free range's windows: a
+    range of ``L`` points has ``L - 3`` windows, window ``i`` the slice
+    ``[i:i + 5]`` of the range (centre excluded, so the last ones hold fewer
+    than five points); ``mul`` is capped at ``cap``."""
+    lo, hi = free_range(line, own)
+    mag = 0
+    mul = 0
+    for i in range(hi - lo - 3):
+        k = 0
+        for j in range(lo + i, min(lo + i + 5, hi)):
+            if line[j] == own:
+                k += 1
+        if k > mag:
+            mag = k
+            mul = 1
+        elif k == mag:
+            mul += 1
+    return mag, min(mul, cap)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _class_table():  # type: ignore[no-untyped-def]
+    """Line class of every line for each side, indexed by the line's 8 cells
+    (2 bits each, cell ``j`` at bits ``2j``). int8, so that numba can embed it in
+    the compiled code (arrays over 1 MB it cannot cache)."""
+    table = np.zeros((2, 1 << 16), dtype=np.int8)
+    line = np.empty(8, dtype=np.int64)
+    for key in range(1 << 16):
+        for j in range(8):
+            line[j] = (key >> (2 * j)) & 3
+        for side in range(2):
+            mag, mul = cscore(line, 1 + side, np.int64(8))
+            table[side, key] = (mag << MAG_SHIFT) + mul if mag > 0 else 0
+    return table
+
+
+CLASS_TABLE = _class_table()
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def line_key(state, idx, step):  # type: ignore[no-untyped-def]
+    """The 8 cells of the line through grid cell ``idx`` in direction ``step``,
+    packed as :data:`CLASS_TABLE` indexes them."""
+    key = 0
+    for k in range(4):
+        key |= state[idx - (4 - k) * step] << (2 * k)
+        key |= state[idx + (k + 1) * step] << (2 * (4 + k))
+    return key
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _steps(width):  # type: ignore[no-untyped-def]
+    return (1, width, width + 1, width - 1)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _init_keys(state):  # type: ignore[no-untyped-def]
+    """The line key of every point of the board in every direction."""
+    n = state[R_SIZE]
+    width = state[R_WIDTH]
+    keys = state[R_KEYS] - GRID
+    cells = state[R_CELLS]
+    for r in range(n):
+        for c in range(n):
+            idx = GRID + (r + PAD) * width + PAD + c
+            d = 0
+            for step in _steps(width):
+                state[keys + d * cells + idx] = line_key(state, idx, step)
+                d += 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _update(state, idx, change):  # type: ignore[no-untyped-def]
+    """After grid cell ``idx`` changed by ``change`` (+stone placed, -stone
+    removed): the near counts around it, the keys of the lines through it, and
+    the classes of the empty points on them (and its own) follow."""
+    width = state[R_WIDTH]
+    cells = state[R_CELLS]
+    near = state[R_NEAR] - GRID
+    delta = 1 if change > 0 else -1
+    for dr in range(-NEAR, NEAR + 1):
+        for dc in range(-NEAR, NEAR + 1):
+            state[near + idx + dr * width + dc] += delta
+    cls = state[R_CLS] - GRID
+    keys = state[R_KEYS] - GRID
+    histo = state[R_HISTO]
+    d = 0
+    for step in _steps(width):
+        for k in range(-4, 5):
+            p = idx + k * step
+            v = state[p]
+            if v == WALL:
+                continue
+            # idx lies -k points from p: cell 3 - k of p's line after p (k < 0),
+            # cell 4 - k before it (k > 0); see line_key
+            if k < 0:
+                state[keys + d * cells + p] += change << (2 * (3 - k))
+            elif k > 0:
+                state[keys + d * cells + p] += change << (2 * (4 - k))
+            b = 0
+            w = 0
+            if v == EMPTY:
+                key = state[keys + d * cells + p]
+                b = CLASS_TABLE[0, key]
+                w = CLASS_TABLE[1, key]
+            at = cls + d * cells + p
+            old = state[at]
+            if old != b:
+                state[histo + old] -= 1
+                state[histo + b] += 1
+                state[at] = b
+            at += 4 * cells
+            old = state[at]
+            if old != w:
+                state[histo + NCLASS + old] -= 1
+                state[histo + NCLASS + w] += 1
+                state[at] = w
+        d += 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -110,6 +293,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
     idx = cell_index(state, move)
     state[idx] = 1 + s
     state[WON] = 1 if makes_five(state, idx, 1 + s) else 0
+    _update(state, idx, 1 + s)
     state[HASH] ^= Z_STONE[s, move] ^ Z_STM
     state[state[HIST] + state[PLY]] = move
     state[STM] = 1 - s
@@ -119,7 +303,9 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy")
 def unmake_move(state, move):  # type: ignore[no-untyped-def]
     s = 1 - state[STM]
-    state[cell_index(state, move)] = EMPTY
+    idx = cell_index(state, move)
+    state[idx] = EMPTY
+    _update(state, idx, -1 - s)
     state[WON] = 0  # play only continues from positions without a five
     state[HASH] ^= Z_STONE[s, move] ^ Z_STM
     state[STM] = s
@@ -134,6 +320,92 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
     if state[PLY] >= state[R_SIZE] * state[R_SIZE]:
         return DRAW
     return ONGOING
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _has_four(state, side):  # type: ignore[no-untyped-def]
+    """Whether ``side`` has any line of class four or more (a point might make five)."""
+    h = state[R_HISTO] + side * NCLASS
+    for c in range(FOUR_CLASS, NCLASS):
+        if state[h + c] != 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _five_points(state, side, out, row, first_only):  # type: ignore[no-untyped-def]
+    """Write the points where ``side`` would make five into ``out[row]``; only
+    the first one when ``first_only``. Only points with a line of class four or
+    more can (the seed's windows then hold the four stones)."""
+    n = state[R_SIZE]
+    width = state[R_WIDTH]
+    cells = state[R_CELLS]
+    cls = state[R_CLS] - GRID + side * 4 * cells
+    k = 0
+    for r in range(n):
+        base = GRID + (r + PAD) * width + PAD
+        for c in range(n):
+            idx = base + c
+            if state[idx] != EMPTY:
+                continue
+            if (state[cls + idx] < FOUR_CLASS and state[cls + cells + idx] < FOUR_CLASS
+                    and state[cls + 2 * cells + idx] < FOUR_CLASS
+                    and state[cls + 3 * cells + idx] < FOUR_CLASS):
+                continue
+            if makes_five(state, idx, 1 + side):
+                out[row, k] = r * STRIDE + c
+                k += 1
+                if first_only:
+                    return k
+    return k
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def gen_candidates(state, out, row):  # type: ignore[no-untyped-def]
+    """The moves worth searching: a winning point alone, else the points that
+    stop the opponent's five, else every empty point within two of a stone (the
+    centre on an empty board). A subset of :func:`gen_moves`, never empty while
+    the game goes on."""
+    n = state[R_SIZE]
+    if state[PLY] == 0:
+        out[row, 0] = (n // 2) * STRIDE + n // 2
+        return 1
+    s = state[STM]
+    if _has_four(state, s):
+        k = _five_points(state, s, out, row, True)
+        if k > 0:
+            return k
+    if _has_four(state, 1 - s):
+        k = _five_points(state, 1 - s, out, row, False)
+        if k > 0:
+            return k
+    width = state[R_WIDTH]
+    near = state[R_NEAR] - GRID
+    k = 0
+    for r in range(n):
+        base = GRID + (r + PAD) * width + PAD
+        for c in range(n):
+            if state[base + c] == EMPTY and state[near + base + c] > 0:
+                out[row, k] = r * STRIDE + c
+                k += 1
+    return k
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def move_key(state, move):  # type: ignore[no-untyped-def]
+    """Threat-first ordering key of a move: the magnitudes of the line classes
+    through the point, for the side to move (counted double) and the opponent,
+    16 times more per extra stone, so a four outranks any number of threes."""
+    idx = cell_index(state, move)
+    cells = state[R_CELLS]
+    at = state[R_CLS] - GRID + idx
+    own = state[STM] * 4 * cells
+    opp = (1 - state[STM]) * 4 * cells
+    key = 0
+    for d in range(4):
+        key += (2 << (4 * (state[at + own + d * cells] >> MAG_SHIFT)))
+        key += (1 << (4 * (state[at + opp + d * cells] >> MAG_SHIFT)))
+    return key
 
 
 def move_to_str(move: int) -> str:
@@ -152,6 +424,30 @@ def hash_from_scratch(state: np.ndarray) -> int:
     if state[STM] == 1:
         h ^= int(Z_STM)
     return int(np.int64(h))
+
+
+def symmetry_hashes(state: np.ndarray) -> list[int]:
+    """The hashes of the position under the 8 symmetries of the square board
+    (rotations and reflections keep every line a line); the first is its own."""
+    n = int(state[R_SIZE])
+    last = n - 1
+    stones = []
+    for r in range(n):
+        for c in range(n):
+            v = int(state[cell_index(state, r * STRIDE + c)])
+            if v in (BLACK, WHITE):
+                stones.append((r, c, v - 1))
+    maps = (lambda r, c: (r, c), lambda r, c: (c, last - r), lambda r, c: (last - r, last - c),
+            lambda r, c: (last - c, r), lambda r, c: (r, last - c), lambda r, c: (last - r, c),
+            lambda r, c: (c, r), lambda r, c: (last - c, last - r))
+    out = []
+    for f in maps:
+        h = int(Z_STM) if state[STM] == 1 else 0
+        for r, c, side in stones:
+            rr, cc = f(r, c)
+            h ^= int(Z_STONE[side, rr * STRIDE + cc])
+        out.append(int(np.int64(h)))
+    return out
 
 
 # -- openings (plain Python) -----------------------------------------------------
@@ -212,8 +508,11 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
+    gen_candidates=gen_candidates,
+    move_key=move_key,
     opening_moves=opening_moves,
     opening_ok=opening_ok,
+    symmetry_hashes=symmetry_hashes,
     max_game_plies=lambda rules: int(rules["size"]) ** 2,
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: int(state[HIST] + state[PLY]),
