@@ -62,7 +62,24 @@ def test_list(capsys) -> None:  # type: ignore[no-untyped-def]
         (["perft", "morris", "2", "--rule", "gravity=1"], "unknown rule 'gravity'"),
         (["match", "morris:nope", "morris:seed", "--pairs", "1"], "unknown preset 'morris:nope'"),
         (["match", "missing.toml", "morris:seed", "--pairs", "1"], "missing.toml: no such file"),
-        (["match", "morris:seed", "morris:seed", "--pairs", "0"], "pairs must be at least 1"),
+        (["match", "morris:seed", "morris:seed", "--pairs", "0"], "pairs must be in [1, "),
+        (["match", "morris:seed", "morris:seed", "--pairs", "1000000000"], "pairs must be in"),
+        (["match", "morris:seed", "morris:seed", "--pairs", "1", "--seed", "-1"],
+         "seed must be in [0, 4294967295]"),
+        (["match", "morris:seed", "morris:seed", "--pairs", "1", "--seed", "4294967296"],
+         "seed must be in"),
+        (["match", "morris:seed", "morris:seed", "--pairs", "1", "--opening-plies", "-1"],
+         "opening plies must be in"),
+        (["tournament", "morris:seed", "--opponents", "morris:ab", "--pairs", "1",
+          "--csv", "/etc/hostname/t.csv"], "is not a directory"),
+        (["perft", "morris", "99"], "perft depth must be in [0, 12]"),
+        (["bench", "morris", "--positions", "0"], "bench positions must be in"),
+        (["bench", "morris", "--depth", "0"], "bench depth must be in"),
+        (["dashboard", "--port", "-1"], "--port must be in"),
+        (["dashboard", "--host", "0.0.0.0"], "--allow-remote"),
+        (["export", "nope", "--out", "/tmp"], "is a directory"),
+        (["export", "nope", "--out", "/etc/hostname/x.toml"], "is not a directory"),
+        (["trials", "nope", "--csv", "/etc/hostname/x.csv"], "is not a directory"),
         (["tune", "missing.toml"], "missing.toml: no such file"),
         (["bench", "chess"], "unknown game 'chess'"),
         (["bench", "morris", "--heuristic", "nope"], "unknown heuristic 'nope'"),
@@ -78,3 +95,19 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:  # typ
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("heurtune: error: ")
     assert message in err
+
+
+def test_output_piped_into_a_closed_reader_ends_quietly() -> None:
+    import subprocess
+    import sys
+
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as usual
+    proc = subprocess.Popen([sys.executable, "-m", "heurtune", "list"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `| head` exiting before heurtune writes
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0
+    assert "Traceback" not in err and "BrokenPipe" not in err, err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import uuid
 from pathlib import Path
 
@@ -88,6 +89,14 @@ def test_shipped_study_file_is_valid() -> None:
          "unknown kind 'hyper'"),
         ('[study]\ngame = "morris"\ntrials = "many"\n[engine]\nheuristic = "seed"\n',
          "trials must be int"),
+        ('[study]\ngame = "morris"\nseed = -1\n[engine]\nheuristic = "seed"\n',
+         "seed must be in [0, 4294967295]"),
+        ('[study]\ngame = "morris"\nseed = 4294967296\n[engine]\nheuristic = "seed"\n',
+         "seed must be in"),
+        ('[study]\ngame = "morris"\nname = "' + "x" * 600 + '"\n[engine]\nheuristic = "seed"\n',
+         "600 characters long"),
+        ('[study]\ngame = "morris"\nsampler_seeding = "often"\n[engine]\nheuristic = "seed"\n',
+         "sampler_seeding must be one of"),
     ],
 )
 def test_malformed_study_files(tmp_path, capsys, text, message) -> None:  # type: ignore[no-untyped-def]
@@ -123,6 +132,9 @@ def test_tune_export_match_round_trip(tmp_path, capsys) -> None:  # type: ignore
     code, out, err = cli(capsys, "export", "t", "--storage", url, "--out", str(out_file))
     assert code == 0, err
     cfg = resolve_engine(str(out_file))
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert out_file.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
     assert cfg.params == {**cfg.params, **study.best_trial.params}
     prov = cfg.provenance
     assert prov["study"] == "t" and prov["trial"] == study.best_trial.number

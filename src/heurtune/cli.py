@@ -8,13 +8,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+import threading
 from typing import Any, NoReturn, Sequence
 
 from heurtune import __version__
 from heurtune.errors import HeurtuneError
 
 DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
+MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (the running trial is marked failed)."""
+
+
+def _on_sigterm(_signum: int, _frame: object) -> None:
+    raise Terminated()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,8 +56,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
     from heurtune.games import get_game
     from heurtune.games.perft import perft
 
-    if args.depth < 0:
-        raise HeurtuneError("depth must be non-negative")
+    if not 0 <= args.depth <= MAX_PERFT_DEPTH:
+        raise HeurtuneError(f"perft depth must be in [0, {MAX_PERFT_DEPTH}], got {args.depth}")
     kernel = get_game(args.game)
     state = kernel.new_state(_rules(args.rule))
     print(perft(kernel, args.depth, state))
@@ -55,6 +68,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from heurtune.engine.config import resolve_engine
+    from heurtune.games import get_game
     from heurtune.match.runner import MatchRunner, MatchSpec
 
     a, b = resolve_engine(args.a), resolve_engine(args.b)
@@ -78,7 +92,11 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        fresh = f", none of the {len(exclude)} openings of {args.exclude_study}" if exclude else ""
+        fresh = ""
+        if exclude:
+            mirrors = (" (nor their symmetric images)"
+                       if get_game(a.game).symmetry_hashes is not None else "")
+            fresh = f", none of the {len(exclude)} openings of {args.exclude_study}{mirrors}"
         print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}{fresh}")
         print(stats.summary())
         print(stats.pairs_summary())
@@ -90,6 +108,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from heurtune.engine.config import resolve_engine
     from heurtune.match.tournament import run_tournament
 
+    from heurtune.tomlio import check_writable
+
+    if args.csv:
+        check_writable(args.csv)  # before the run, whose results would be lost
     agents = [resolve_engine(a) for a in args.agents]
     opponents = [resolve_engine(o) for o in args.opponents]
     bar = _progress(args.pairs * len(agents) * len(opponents), "tournament")
@@ -99,7 +121,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if args.csv:
         from pathlib import Path
 
-        Path(args.csv).write_text(result.to_csv())
+        try:
+            Path(args.csv).write_text(result.to_csv())
+        except OSError as exc:  # the results are still printed below
+            print(f"heurtune: error: cannot write {args.csv}: {exc}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -114,6 +139,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from heurtune.tuning.tune import tune
 
     sf = load_study_file(args.study_file)
+    if args.study_name is not None:
+        from heurtune.tuning.studyfile import check_study_name
+
+        check_study_name(args.study_name, "--study-name")
     target = args.trials if args.trials is not None else sf.trials
     bar = tqdm(total=target, desc=f"study {args.study_name or sf.name}", unit="trial",
                file=sys.stderr, disable=None)
@@ -155,19 +184,30 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from heurtune.tomlio import check_writable
     from heurtune.tuning.export import export_best
 
+    if args.out:
+        check_writable(args.out)
     path = export_best(args.storage, args.study_name, args.out)
     print(f"wrote {path}")
     return 0
 
 
 def cmd_trials(args: argparse.Namespace) -> int:
+    from heurtune.tomlio import check_writable
     from heurtune.tuning.export import trials_table
 
+    if args.csv and args.csv != "-":
+        check_writable(args.csv)
     df = trials_table(args.storage, args.study_name)
-    if args.csv:
-        df.to_csv(args.csv, index=False)
+    if args.csv == "-":
+        df.to_csv(sys.stdout, index=False)
+    elif args.csv:
+        try:
+            df.to_csv(args.csv, index=False)
+        except OSError as exc:
+            raise HeurtuneError(f"cannot write {args.csv}: {exc}") from None
         print(f"wrote {len(df)} trials to {args.csv}")
     else:
         shown = df.copy()
@@ -179,21 +219,62 @@ def cmd_trials(args: argparse.Namespace) -> int:
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
     import optuna_dashboard
 
     from heurtune.tuning.storage import open_storage
 
+    if not 1 <= args.port <= 65535:
+        raise HeurtuneError(f"--port must be in [1, 65535], got {args.port}")
+    if args.host not in LOOPBACK and not args.allow_remote:
+        raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
+                            "add --allow-remote to mean it (optuna-dashboard has no login)")
     storage = open_storage(args.storage, create=False)
-    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage} (Ctrl-C stops)")
-    optuna_dashboard.run_server(storage, host=args.host, port=args.port)
+    app = optuna_dashboard.wsgi(storage)
+    if not args.writable:
+        app = _read_only(app)
+
+    class _Quiet(WSGIRequestHandler):
+        def log_message(self, *_args: Any) -> None:  # no line per request
+            pass
+
+    try:
+        server = make_server(args.host, args.port, app, handler_class=_Quiet)
+    except OSError as exc:
+        raise HeurtuneError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+    if args.host not in LOOPBACK:
+        print(f"heurtune: warning: the dashboard on {args.host} has no authentication: anyone "
+              "who reaches this port can read the studies"
+              + (" and change or delete them" if args.writable else ""), file=sys.stderr)
+    mode = "writable" if args.writable else "read-only (--writable allows notes and edits)"
+    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}, {mode} "
+          "(Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
     return 0
+
+
+def _read_only(app: Any) -> Any:
+    """The dashboard's WSGI app, refusing every request that would change a study."""
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("REQUEST_METHOD", "GET").upper() not in ("GET", "HEAD", "OPTIONS"):
+            start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"heurtune dashboard is read-only; start it with --writable to change studies\n"]
+        return app(environ, start_response)
+
+    return guarded
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from heurtune.engine.bench import bench
 
     settings = {k: v for k, v in (("table", args.table), ("tt_min_depth", args.tt_min_depth),
-                                  ("leaf_order", args.leaf_order), ("tt_bits", args.tt_bits))
+                                  ("leaf_order", args.leaf_order), ("tt_bits", args.tt_bits),
+                                  ("candidates", args.candidates))
                 if v is not None}
     result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions,
                    **settings)
@@ -282,13 +363,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("trials", help="a study's trials as a table (or CSV)")
     s.add_argument("study_name")
     s.add_argument("--storage", default=DEFAULT_STORAGE)
-    s.add_argument("--csv", default=None, metavar="FILE", help="write CSV instead of printing")
+    s.add_argument("--csv", default=None, metavar="FILE", help="write CSV instead of printing (- for standard output)")
     s.set_defaults(func=cmd_trials)
 
     s = sub.add_parser("dashboard", help="optuna-dashboard for a storage")
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8080)
+    s.add_argument("--writable", action="store_true",
+                   help="allow notes, edits and deletions (default: read-only)")
+    s.add_argument("--allow-remote", action="store_true",
+                   help="allow a --host other than this machine (the dashboard has no login)")
     s.set_defaults(func=cmd_dashboard)
 
     s = sub.add_parser("bench", help="search speed on fixed positions")
@@ -305,6 +390,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="move order of leaf parents (default: the game's)")
     s.add_argument("--tt-bits", type=int, default=None,
                    help="table of 2^N entries (default: the game's)")
+    s.add_argument("--candidates", action=argparse.BooleanOptionalAction, default=None,
+                   help="search the game's candidate moves only (default: the game's)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_bench)
 
@@ -316,15 +403,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
     except HeurtuneError as exc:
         print(f"heurtune: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("heurtune: interrupted (finished trials are stored; rerun to resume)",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"heurtune: {what} (a running trial is marked failed; finished trials are "
+              "stored; the same command resumes)", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
+    except BrokenPipeError:  # output piped into `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

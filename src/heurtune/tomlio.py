@@ -34,15 +34,42 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise HeurtuneError(f"{p}: cannot read: {exc}") from None
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """``path`` can be written as a file (checked before any work that would be
+    lost if it could not); a :class:`HeurtuneError` otherwise."""
+    p = Path(path)
+    if p.is_dir():
+        raise HeurtuneError(f"{p}: is a directory, not a file")
+    parent = p.parent if str(p.parent) else Path(".")
+    existing = parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise HeurtuneError(f"{p}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise HeurtuneError(f"{p}: not writable")
+    return p
+
+
 def write_toml(path: str | os.PathLike[str], data: Mapping[str, Any], header: str = "") -> None:
     """Write ``data`` atomically: a crash never leaves a half-written file."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     text = header + tomli_w.dumps(dict(data))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    except OSError as exc:
+        raise HeurtuneError(f"cannot write {p}: {exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is for the temporary name only
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
@@ -21,6 +22,12 @@ from heurtune.games import get_game
 from heurtune.match.openings import random_openings
 from heurtune.match.play import PairResult, play_pair
 from heurtune.match.stats import MatchStats
+
+
+MAX_PAIRS = 1_000_000
+MAX_CHUNK = 8  # pairs per task sent to a worker process
+SEED_MAX = 2**32 - 1
+MAX_OPENING_PLIES = 64
 
 
 @dataclass(frozen=True)
@@ -42,8 +49,13 @@ class MatchSpec:
             )
         if dict(self.a.rules) != dict(self.b.rules):
             raise HeurtuneError(f"{self.a.label} and {self.b.label} use different rules")
-        if self.pairs < 1:
-            raise HeurtuneError(f"pairs must be at least 1, got {self.pairs}")
+        if not 1 <= self.pairs <= MAX_PAIRS:
+            raise HeurtuneError(f"pairs must be in [1, {MAX_PAIRS:,}], got {self.pairs}")
+        if not 0 <= self.seed <= SEED_MAX:
+            raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {self.seed}")
+        if self.opening_plies is not None and not 0 <= self.opening_plies <= MAX_OPENING_PLIES:
+            raise HeurtuneError(
+                f"opening plies must be in [0, {MAX_OPENING_PLIES}], got {self.opening_plies}")
 
     @property
     def plies(self) -> int:
@@ -115,6 +127,16 @@ def _pair_task(
     return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed)
 
 
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the driver, which stops them (no traceback from each)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _pairs_task(a: EngineConfig, b: EngineConfig, chunk: Sequence[tuple[int, tuple[int, ...]]],
+                seed: int) -> list[PairResult]:
+    return [_pair_task(a, b, i, op, seed) for i, op in chunk]
+
+
 _WARM: set[tuple[str, str]] = set()
 
 
@@ -159,7 +181,8 @@ class MatchRunner:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             ctx = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx,
+                                             initializer=_ignore_interrupts)
         return self._pool
 
     def iter_pairs(
@@ -175,14 +198,20 @@ class MatchRunner:
                 yield _pair_task(spec.a, spec.b, i, op, spec.seed)
             return
         pool = self._executor()
-        pending: set[Future[PairResult]] = {
-            pool.submit(_pair_task, spec.a, spec.b, i, op, spec.seed) for i, op in enumerate(ops)
+        # a few pairs per task: one round trip to a worker costs about as much as a
+        # short pair (Isolation), and every pair still plays from its own seed, so
+        # the results do not depend on the chunking or on ``jobs``
+        size = max(1, min(MAX_CHUNK, len(ops) // (self.jobs * 16)))
+        indexed = list(enumerate(ops))
+        chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
+        pending: set[Future[list[PairResult]]] = {
+            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed) for chunk in chunks
         }
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in sorted(done, key=lambda f: f.result().index):
-                    yield fut.result()
+                for pair in sorted((p for f in done for p in f.result()), key=lambda p: p.index):
+                    yield pair
         finally:
             for fut in pending:
                 fut.cancel()

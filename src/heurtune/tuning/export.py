@@ -80,10 +80,17 @@ def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
     storage = open_storage(storage_url, create=False)
     study = load_study(storage, study_name)
     df = study.trials_dataframe(attrs=("number", "state", "user_attrs", "params"))
+    try:  # running trials whose worker stopped sending heartbeats (killed, powered off)
+        stale = {storage.get_trial(i).number for i in storage._get_stale_trial_ids(study._study_id)}
+    except Exception:  # pragma: no cover - a storage without heartbeats
+        stale = set()
+    if stale and "state" in df.columns:
+        df.loc[df["number"].isin(stale), "state"] = "RUNNING (stale: retried by the next tune)"
     rename = {c: c.removeprefix("user_attrs_").removeprefix("params_") for c in df.columns}
     df = df.rename(columns=rename)
     keep = ["number", "state", "score", "score_ci", "wins", "draws", "losses", "games"]
-    params = [c for c in df.columns if c not in keep and c not in ("elo", "elo_ci", "baseline")]
+    hidden = ("elo", "elo_ci", "baseline", "sampler_seed", "start_from")
+    params = [c for c in df.columns if c not in keep and c not in hidden]
     for col in keep:
         if col not in df.columns:
             df[col] = None

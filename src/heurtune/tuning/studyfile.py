@@ -10,6 +10,7 @@ Example (``studies/morris.toml``)::
     pairs = 8                 # opening pairs (2 games each) per trial
     seed = 42                 # openings, sampler and tie-breaks
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc
+    # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
     jobs = 2                  # worker processes per match
     # opening_plies = 4       # default: the game's
     # start_from = "exported/earlier.toml"  # first trial: that engine's weights
@@ -47,12 +48,19 @@ from heurtune.games import get_game
 from heurtune.tomlio import read_toml
 
 SAMPLERS = ("tpe", "multivariate-tpe", "random", "qmc")
+# per-trial: each trial samples from its own stream (the study seed mixed with the
+# trial number), so parallel and resumed workers never repeat each other's draws;
+# per-study: one stream per worker process seeded with the study seed (how the
+# studies recorded before this option ran; parallel workers then repeat draws)
+SAMPLER_SEEDINGS = ("per-trial", "per-study")
+SEED_MAX = 2**32 - 1
+NAME_MAX = 512  # Optuna's study name column
 PRUNERS = ("wilcoxon", "median", "none")
 
 _SECTIONS = {"study", "engine", "params", "pruner"}
 _STUDY_KEYS = {
     "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
-    "start_from",
+    "start_from", "sampler_seeding",
 }
 _ENGINE_KEYS = {"heuristic", "search", "rules"}
 _PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps"}
@@ -85,6 +93,7 @@ class StudyFile:
     pruner: PrunerSpec = field(default_factory=PrunerSpec)
     start_from: str = ""
     start_params: Mapping[str, Any] = field(default_factory=dict)
+    sampler_seeding: str = "per-trial"
 
     def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
         """The match each trial plays (``engine``: the trial's; default the baseline).
@@ -106,6 +115,9 @@ class StudyFile:
             "pairs": self.pairs,
             "seed": self.seed,
             "opening_plies": self.opening_plies,
+            # absent from the studies recorded before the option existed
+            **({"sampler_seeding": self.sampler_seeding}
+               if self.sampler_seeding != "per-study" else {}),
         }
 
 
@@ -195,6 +207,13 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     sampler = _typed(study.get("sampler", "tpe"), str, f"{w}: sampler")
     if sampler not in SAMPLERS:
         raise HeurtuneError(f"{w}: unknown sampler {sampler!r} (known: {', '.join(SAMPLERS)})")
+    seeding = _typed(study.get("sampler_seeding", "per-trial"), str, f"{w}: sampler_seeding")
+    if seeding not in SAMPLER_SEEDINGS:
+        raise HeurtuneError(f"{w}: sampler_seeding must be one of {', '.join(SAMPLER_SEEDINGS)}, "
+                            f"got {seeding!r}")
+    seed = _typed(study.get("seed", 0), int, f"{w}: seed")
+    if not 0 <= seed <= SEED_MAX:
+        raise HeurtuneError(f"{w}: seed must be in [0, {SEED_MAX}], got {seed}")
     pr = _table(data, "pruner", where)
     _check_keys(pr, _PRUNER_KEYS, f"{where} [pruner]")
     kind = _typed(pr.get("kind", "wilcoxon"), str, f"{where} [pruner]: kind")
@@ -228,11 +247,19 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
             raise HeurtuneError(f"{w}: start_from {start_from}: {exc}") from None
         start_params = {p.name: start_params[p.name] for p in space.searched}
     name = _typed(study.get("name", Path(path).stem), str, f"{w}: name")
-    if not name.strip():
-        raise HeurtuneError(f"{w}: name must not be empty")
+    check_study_name(name, w)
     return StudyFile(
         path=where, name=name, base=base, space=space, opponent=opponent,
         opponent_spec=opponent_spec, trials=trials, pairs=pairs,
-        seed=_typed(study.get("seed", 0), int, f"{w}: seed"), sampler=sampler, jobs=jobs,
+        seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
+        sampler_seeding=seeding,
     )
+
+
+def check_study_name(name: str, where: str = "study name") -> None:
+    """A name every storage can hold: not empty, at most NAME_MAX characters."""
+    if not name.strip():
+        raise HeurtuneError(f"{where}: name must not be empty")
+    if len(name) > NAME_MAX:
+        raise HeurtuneError(f"{where}: name is {len(name)} characters long (at most {NAME_MAX})")

@@ -9,18 +9,39 @@ curve (``median``) get the running score instead.
 The baseline (the heuristic's defaults, i.e. the seed weights) is enqueued as
 the first trial, so the study always answers "is the tuned engine better than
 where we started?".
+
+Many workers may run the same command on one study (one machine or several):
+
+* the worker that creates the study sets it up and enqueues the baseline; the
+  others load it (creation races on a new database are retried), so the
+  baseline is enqueued exactly once;
+* with ``sampler_seeding = "per-trial"`` (the default) each trial samples from
+  its own stream, the study seed mixed with the trial number (recorded as the
+  trial's ``sampler_seed``), so workers never repeat each other's draws and one
+  uninterrupted worker still reproduces;
+* a worker starts a trial only while finished plus running trials are below the
+  target, and a trial that finds the target already taken by lower-numbered
+  trials of other workers steps aside (marked failed, ``surplus``), so the
+  study ends with exactly the trials asked for;
+* every start first fails the trials whose worker stopped sending heartbeats
+  (killed, powered off) and enqueues their retries, which it then runs, even
+  when the target was otherwise reached.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import optuna
-from optuna.trial import TrialState
+from optuna.distributions import BaseDistribution
+from optuna.samplers import BaseSampler
+from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.errors import HeurtuneError
-from heurtune.match.play import PairResult
+from heurtune.match.play import PairResult, mix_seed
 from heurtune.match.runner import MatchRunner, stats_of
 from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
@@ -31,7 +52,48 @@ SETUP_ATTR = "heurtune_setup"
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
-def make_sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
+class TrialSeededSampler(BaseSampler):
+    """A sampler whose every trial draws from its own stream: a fresh inner
+    sampler seeded with the study seed mixed with the trial number. The
+    samplers wrapped (TPE, random) keep no state besides their random stream;
+    what they learn, they read from the study's trials."""
+
+    def __init__(self, make: Callable[[int], BaseSampler], seed: int) -> None:
+        self._make = make
+        self._seed = seed
+        self._inner = make(seed)
+
+    @staticmethod
+    def trial_seed(seed: int, number: int) -> int:
+        return mix_seed(seed, number) & 0xFFFFFFFF
+
+    def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        self._inner = self._make(self.trial_seed(self._seed, trial.number))
+        self._inner.before_trial(study, trial)
+
+    def infer_relative_search_space(
+        self, study: optuna.Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        return self._inner.infer_relative_search_space(study, trial)
+
+    def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
+                        search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
+        return self._inner.sample_relative(study, trial, search_space)
+
+    def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
+                           param_distribution: BaseDistribution) -> Any:
+        return self._inner.sample_independent(study, trial, param_name, param_distribution)
+
+    def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
+                    values: Sequence[float] | None) -> None:
+        self._inner.after_trial(study, trial, state, values)
+
+
+def make_sampler(kind: str, seed: int, seeding: str = "per-study") -> optuna.samplers.BaseSampler:
+    """The study's sampler; ``seeding = "per-trial"`` gives every trial its own
+    stream (QMC keeps one: its points are numbered by the study itself)."""
+    if seeding == "per-trial" and kind != "qmc":
+        return TrialSeededSampler(lambda s: make_sampler(kind, s), seed)
     with experimental_ok():
         if kind == "tpe":
             return optuna.samplers.TPESampler(seed=seed)
@@ -69,11 +131,34 @@ class TuneSummary:
 TrialCallback = Callable[[optuna.trial.FrozenTrial], None]
 
 
+class SurplusTrial(Exception):
+    """A trial started after other workers' trials had already taken the target."""
+
+
+def _step_aside_if_surplus(trial: optuna.Trial, target: int) -> None:
+    """Finished trials plus the running ones numbered below this one reach the
+    target: this trial is one too many (two workers started trials at once).
+    Only sampled trials are checked: enqueued ones (the baseline, retries of
+    failed trials) always run."""
+    ahead = sum(1 for t in trial.study.get_trials(deepcopy=False)
+                if t.state in FINISHED or (t.state == TrialState.RUNNING and t.number < trial.number))
+    if ahead >= target:
+        trial.set_user_attr("surplus", True)
+        raise SurplusTrial(f"trial {trial.number}: the target of {target} trials is taken")
+
+
 def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...]],
-               on_pair: Callable[[int, PairResult], None] | None) -> Callable[[optuna.Trial], float]:
+               on_pair: Callable[[int, PairResult], None] | None,
+               target: int) -> Callable[[optuna.Trial], float]:
     per_opening = sf.pruner.kind == "wilcoxon"
 
     def objective(trial: optuna.Trial) -> float:
+        attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
+        if "fixed_params" not in attrs and "failed_trial" not in attrs:  # sampled here
+            _step_aside_if_surplus(trial, target)
+            if sf.sampler_seeding == "per-trial" and sf.sampler != "qmc":
+                trial.set_user_attr("sampler_seed",
+                                    TrialSeededSampler.trial_seed(sf.seed, trial.number))
         params = suggest(trial, sf.space)
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         spec = sf.match_spec(config)
@@ -126,18 +211,10 @@ def tune(
     openings = sf.match_spec().openings()  # validates the openings before storage is touched
     storage = open_storage(storage_url, create=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(
-        study_name=name,
-        storage=storage,
-        direction="maximize",
-        sampler=make_sampler(sf.sampler, sf.seed),
-        pruner=make_pruner(sf.pruner),
-        load_if_exists=True,
-    )
+    study, created = _create_or_load(name, storage, sf)
     setup = sf.setup()
     stored = study.user_attrs.get(SETUP_ATTR)
-    if stored is None:
-        study.set_user_attr(SETUP_ATTR, setup)
+    if created:
         study.set_user_attr("objective", sf.objective_name)
         with experimental_ok():
             study.set_metric_names([sf.objective_name])
@@ -148,24 +225,37 @@ def tune(
                 {p.name: sf.base.params[p.name] for p in sf.space.searched},
                 user_attrs={"baseline": True},
             )
-    elif stored != setup:
-        diff = sorted(k for k in set(stored) | set(setup) if stored.get(k) != setup.get(k))
-        raise HeurtuneError(
-            f"study {name!r} was created with a different setup ({', '.join(diff)} differ); "
-            "use another --study-name"
-        )
-    done = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
-    remaining = max(0, target - done)
+        # last: other workers wait for the setup, so the baseline is trial 0 for them too
+        study.set_user_attr(SETUP_ATTR, setup)
+    else:
+        stored = _wait_for_setup(study, stored)
+        if stored is None:  # its creator died before setting it up: adopt it, enqueue nothing
+            study.set_user_attr(SETUP_ATTR, setup)
+        elif stored != setup:
+            diff = sorted(k for k in set(stored) | set(setup) if stored.get(k) != setup.get(k))
+            raise HeurtuneError(
+                f"study {name!r} was created with a different setup ({', '.join(diff)} differ); "
+                "use another --study-name"
+            )
+    # trials of workers that died (no heartbeat for the grace period): failed now,
+    # and their retries enqueued, so that this run plays them
+    with experimental_ok():
+        optuna.storages.fail_stale_trials(study)
     ran = 0
-    if remaining:
-        callbacks: list[Any] = [optuna.study.MaxTrialsCallback(target, states=FINISHED)]
+    if _wanted(study, target):
+        mine: list[FrozenTrial] = []
+        callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:
-            callbacks.append(lambda _s, t: on_trial(t))
+            callbacks.append(lambda _s, t: None if t.user_attrs.get("surplus") else on_trial(t))
         with MatchRunner(workers) as runner:
-            objective = _objective(sf, runner, openings, on_pair)
-            before = len(study.get_trials(deepcopy=False))
-            study.optimize(objective, n_trials=remaining, callbacks=callbacks, catch=())
-            ran = len(study.get_trials(deepcopy=False)) - before
+            objective = _objective(sf, runner, openings, on_pair, target)
+            while _wanted(study, target):
+                with _quiet_interrupts(), _as_heurtune_errors():
+                    study.optimize(objective, n_trials=1, callbacks=callbacks,
+                                   catch=(SurplusTrial,))
+                if mine and mine[-1].user_attrs.get("surplus"):
+                    break
+                ran += bool(mine) and mine[-1].state in FINISHED
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     best = study.best_trial if complete else None
     return TuneSummary(
@@ -177,3 +267,97 @@ def tune(
         best_value=best.value if best else None,
         best_params=dict(best.params) if best else {},
     )
+
+
+def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Study, bool]:
+    """The study and whether this worker created it. Workers starting together on
+    a new storage race to create it: the loser of the race loads it instead."""
+    sampler = make_sampler(sf.sampler, sf.seed, sf.sampler_seeding)
+    last: Exception | None = None
+    for attempt in range(20):
+        try:
+            study = optuna.create_study(study_name=name, storage=storage, direction="maximize",
+                                        sampler=sampler, pruner=make_pruner(sf.pruner))
+            return study, True
+        except optuna.exceptions.DuplicatedStudyError:
+            pass
+        except Exception as exc:  # an integrity error from a concurrent insert
+            last = exc
+        try:
+            return optuna.load_study(study_name=name, storage=storage, sampler=sampler,
+                                     pruner=make_pruner(sf.pruner)), False
+        except KeyError as exc:  # created by nobody yet after all: try again
+            last = exc
+        time.sleep(0.05 * (attempt + 1))
+    raise HeurtuneError(f"cannot create or load study {name!r}: {last}")
+
+
+def _wait_for_setup(study: optuna.Study, stored: Any, seconds: float = 10.0) -> Any:
+    """The setup its creator stores right after creating the study (a worker that
+    lost the creation race may look a moment too early)."""
+    deadline = time.monotonic() + seconds
+    while stored is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        stored = study.user_attrs.get(SETUP_ATTR)
+    return stored
+
+
+def _wanted(study: optuna.Study, target: int) -> bool:
+    """Whether to start another trial: enqueued ones are waiting (the baseline,
+    retries of trials whose worker died: played even once the target is
+    reached), or finished plus running trials are below the target."""
+    trials = study.get_trials(deepcopy=False)
+    if any(t.state == TrialState.WAITING for t in trials):
+        return True
+    busy = sum(1 for t in trials if t.state in FINISHED or t.state == TrialState.RUNNING)
+    return busy < target
+
+
+class _DropInterrupts(logging.Filter):
+    """Optuna logs a trial stopped by Ctrl-C / SIGTERM with a 20-line traceback
+    and a "failed with value None" line; heurtune says it in one line instead
+    (and a surplus trial is no failure). Other failures keep their log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, (KeyboardInterrupt, SurplusTrial)):
+            return False
+        return "failed with value None" not in record.getMessage()
+
+
+class _as_heurtune_errors:
+    """Failures of the machinery around a trial (a match worker process killed,
+    the storage gone or locked past its timeout) as one error line: the trial is
+    already marked failed and the same command resumes."""
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, _tb: object) -> bool:
+        if exc is None or isinstance(exc, (HeurtuneError, KeyboardInterrupt)):
+            return False
+        from concurrent.futures.process import BrokenProcessPool
+
+        if isinstance(exc, BrokenProcessPool):
+            raise HeurtuneError("a match worker process died (out of memory?); the trial is "
+                                "marked failed and the same command resumes") from None
+        module = type(exc).__module__
+        if module.startswith(("sqlalchemy", "psycopg", "sqlite3")) or isinstance(
+                exc, optuna.exceptions.UpdateFinishedTrialError):
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise HeurtuneError(f"storage error: {first}; finished trials are stored and the "
+                                "same command resumes") from None
+        return False
+
+
+class _quiet_interrupts:
+    def __enter__(self) -> None:
+        self._filter = _DropInterrupts()
+        logging.getLogger("optuna").addFilter(self._filter)
+        for handler in logging.getLogger("optuna").handlers:
+            handler.addFilter(self._filter)
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger("optuna").removeFilter(self._filter)
+        for handler in logging.getLogger("optuna").handlers:
+            handler.removeFilter(self._filter)
