@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from heurtune.match.stats import MatchStats, elo, score_interval, wilson
+from heurtune.match.stats import MatchStats, elo, los, score_interval, wilson
 
 
 def test_score_counts_draws_half() -> None:
@@ -38,10 +38,32 @@ def test_elo() -> None:
 def test_to_dict_keys() -> None:
     d = MatchStats(3, 1, 0, (1.0, 0.75)).to_dict()
     assert set(d) == {"wins", "draws", "losses", "games", "score", "score_ci", "elo", "elo_ci",
-                      "pairs_won", "pairs_even", "pairs_lost"}
+                      "los", "pairs_won", "pairs_even", "pairs_lost"}
 
 
 def test_pair_outcomes() -> None:
     stats = MatchStats(5, 1, 4, (1.0, 0.5, 0.5, 0.75, 0.25, 0.0, 0.5, 1.0))
     assert stats.pair_outcomes == (3, 3, 2)
     assert stats.pairs_summary() == "pairs: 3 won, 3 even, 2 lost"
+
+
+def test_los_is_the_normal_tail_of_the_pair_mean() -> None:
+    """Checked against an independent computation: erf instead of NormalDist."""
+    pairs = [1.0, 0.5, 0.5, 0.0, 1.0, 0.75, 0.25, 0.5, 1.0, 0.75]
+    n = len(pairs)
+    mean = sum(pairs) / n
+    se = math.sqrt(sum((x - mean) ** 2 for x in pairs) / (n - 1) / n)
+    expected = 0.5 * (1 + math.erf((mean - 0.5) / se / math.sqrt(2)))
+    assert los(pairs) == pytest.approx(expected, rel=1e-12)
+    assert los([1.0 - x for x in pairs]) == pytest.approx(1 - expected, rel=1e-12)
+    assert los([0.5] * 6) == 0.5 and los([1.0] * 3) == 1.0 and los([]) == 0.5
+
+
+def test_elo_bounds_print_as_infinite_when_the_score_bound_is_certain() -> None:
+    perfect = MatchStats(wins=20, draws=0, losses=0, pair_scores=(1.0,) * 10)
+    assert perfect.score_ci[1] == 1.0
+    assert "+inf]" in perfect.summary() and "LOS 100.0%" in perfect.summary()
+    lost = MatchStats(wins=0, draws=0, losses=20, pair_scores=(0.0,) * 10)
+    assert "[-inf," in lost.summary()
+    mixed = MatchStats(wins=5, draws=2, losses=3, pair_scores=(1.0, 0.75, 0.5, 0.25, 0.75))
+    assert "inf" not in mixed.summary()

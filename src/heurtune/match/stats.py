@@ -1,4 +1,4 @@
-"""Match statistics: score, its confidence interval, and Elo.
+"""Match statistics: score, its confidence interval, Elo and LOS.
 
 A match is played in *pairs* (one opening, colours swapped), so the unit of
 independent evidence is the pair, not the game: the two games of a pair share
@@ -48,6 +48,30 @@ def score_interval(
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
+def los(pair_scores: Sequence[float]) -> float:
+    """Likelihood of superiority: the probability that the first engine is the
+    stronger, under the same normal model of pair scores as the interval
+    (``Phi((mean - 0.5) / standard error)``). With no spread yet it is 1, 0 or
+    0.5 by the sign of the difference alone."""
+    n = len(pair_scores)
+    if n == 0:
+        return 0.5
+    mean = sum(pair_scores) / n
+    var = sum((x - mean) ** 2 for x in pair_scores) / (n - 1) if n > 1 else 0.0
+    if var <= 0.0:
+        return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    return NormalDist().cdf((mean - 0.5) / math.sqrt(var / n))
+
+
+def _elo_text(score_bound: float, value: float) -> str:
+    """An Elo bound as printed: a score bound of 1 (or 0) has no finite Elo."""
+    if score_bound >= 1.0 - 1e-12:  # (Wilson's bounds land within rounding of 0 and 1)
+        return "+inf"
+    if score_bound <= 1e-12:
+        return "-inf"
+    return f"{value:+.1f}"
+
+
 def elo(score: float, games: int) -> float:
     """Elo difference for a score; clamped half a game from 0 and 1 to stay finite."""
     eps = 0.5 / max(games, 1)
@@ -88,6 +112,10 @@ class MatchStats:
         return elo(lo, self.games), elo(hi, self.games)
 
     @property
+    def los(self) -> float:
+        return los(self.pair_scores)
+
+    @property
     def pair_outcomes(self) -> tuple[int, int, int]:
         """(pairs won, pairs even, pairs lost) by the first engine.
 
@@ -114,6 +142,7 @@ class MatchStats:
             "score_ci": list(self.score_ci),
             "elo": self.elo,
             "elo_ci": list(self.elo_ci),
+            "los": self.los,
         }
 
     def summary(self) -> str:
@@ -122,7 +151,8 @@ class MatchStats:
         return (
             f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games)  "
             f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
-            f"Elo {self.elo:+.1f} [{elo_lo:+.1f}, {elo_hi:+.1f}]"
+            f"Elo {self.elo:+.1f} [{_elo_text(lo, elo_lo)}, {_elo_text(hi, elo_hi)}]  "
+            f"LOS {self.los:.1%}"
         )
 
     def pairs_summary(self) -> str:
