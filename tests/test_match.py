@@ -81,3 +81,42 @@ def test_config_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
     bad.write_text("game = \n")
     with pytest.raises(HeurtuneError, match="malformed TOML"):
         resolve_engine(str(bad))
+
+
+def _match_json(capsys, *argv: str) -> dict:  # type: ignore[no-untyped-def]
+    import json
+
+    from heurtune.cli import main
+
+    assert main(["match", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_sprt_match_decides_on_pairs_in_opening_order_for_any_jobs(capsys) -> None:  # type: ignore[no-untyped-def]
+    args = ("isolation:ab_improved", "isolation:random", "--sprt", "0,100", "--seed", "2",
+            "--opening-plies", "3", "--max-pairs", "200")
+    one = _match_json(capsys, *args, "--jobs", "1")
+    two = _match_json(capsys, *args, "--jobs", "2")
+    assert one == two
+    sprt = one["sprt"]
+    assert sprt["verdict"] == "H1" and sprt["llr"] >= sprt["bounds"][1]
+    assert sprt["pairs"] == one["pairs"] < 200 and one["games"] == 2 * one["pairs"]
+    # replaying the decisive pairs' outcomes through the test gives the same LLR
+    from heurtune.match.stats import Sprt
+
+    assert Sprt(0, 100).llr(one["pentanomial"]) == pytest.approx(sprt["llr"])
+
+
+def test_sprt_stops_at_the_cap_without_a_verdict(capsys) -> None:  # type: ignore[no-untyped-def]
+    out = _match_json(capsys, "isolation:random", "isolation:random", "--sprt=-10,10",
+                      "--max-pairs", "4", "--opening-plies", "3")
+    assert out["sprt"]["verdict"] is None and out["pairs"] == 4
+
+
+def test_every_opening_class_once(capsys) -> None:  # type: ignore[no-untyped-def]
+    out = _match_json(capsys, "isolation:random", "isolation:mm_center", "--pairs", "all")
+    assert out["pairs"] == 315
+    from heurtune.cli import main
+
+    assert main(["match", "isolation:random", "isolation:mm_center", "--pairs", "all"]) == 0
+    assert "every opening class: 315 opening pairs" in capsys.readouterr().out

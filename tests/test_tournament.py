@@ -14,7 +14,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match.openings import opening_hash, random_openings
 from heurtune.match.runner import MatchSpec
-from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, stratified_interval, wilson
+from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, pair_variance, stratified_interval
 from heurtune.match.tournament import run_tournament
 
 
@@ -44,17 +44,17 @@ def test_bradley_terry_transitivity() -> None:
 
 
 def test_stratified_interval() -> None:
-    score, lo, hi = stratified_interval([[1.0, 0.5, 1.0, 0.5], [0.0, 0.5, 0.0, 0.5]])
+    cells = [[1.0, 0.5, 1.0, 0.5], [0.0, 0.5, 0.0, 0.5]]
+    score, lo, hi = stratified_interval(cells)
     assert score == pytest.approx(0.5)
-    var = (0.0833333 / 4 + 0.0833333 / 4) / 4
+    var = sum(pair_variance(c) / 4 for c in cells) / 4  # the mean of two cells
     assert hi - score == pytest.approx(1.959964 * math.sqrt(var), rel=1e-4)
 
 
 def test_stratified_interval_sweeps_are_not_certain() -> None:
     # two 5-pair sweeps: no spread, yet ten games per cell cannot pin the score to 1.0
     score, lo, hi = stratified_interval([[1.0] * 5, [1.0] * 5])
-    w_lo, w_hi = wilson(1.0, 10)  # one cell alone: [0.72, 1.0]
-    half = 1.959964 * math.sqrt(2 * ((w_hi - w_lo) / (2 * 1.959964)) ** 2) / 2
+    half = 1.959964 * math.sqrt(2 * pair_variance([1.0] * 5) / 5) / 2
     assert score == 1.0 and hi == 1.0 and lo == pytest.approx(1.0 - half) and lo < 0.91
 
 
@@ -102,12 +102,12 @@ def test_tournament_cli(capsys, tmp_path) -> None:  # type: ignore[no-untyped-de
 def test_excluded_openings_are_never_drawn() -> None:
     k = get_game("isolation")
     rules = k.resolve_rules()
-    tuning = random_openings(k, rules, 300, 2, seed=1)
-    fresh = random_openings(k, rules, 500, 2, seed=2, exclude=tuning)
+    tuning = random_openings(k, rules, 300, 3, seed=1)
+    fresh = random_openings(k, rules, 500, 3, seed=2, exclude=tuning)
     used = {opening_hash(k, rules, o) for o in tuning}
     assert not used & {opening_hash(k, rules, o) for o in fresh}
     spec = MatchSpec(preset("isolation:random"), preset("isolation:random"), 50, 2,
-                     exclude=tuple(tuning))
+                     opening_plies=3, exclude=tuple(tuning))
     assert not used & {opening_hash(k, rules, o) for o in spec.openings()}
 
 

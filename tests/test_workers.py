@@ -95,12 +95,15 @@ def param_sets(trials: list[optuna.trial.FrozenTrial]) -> list[tuple]:
             if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
 
 
-def wait_for_running(url: str, number: int, proc: subprocess.Popen, seconds: float = 120) -> None:
+def wait_for_running(url: str, number: int, proc: subprocess.Popen, seconds: float = 120,
+                     pairs_played: int = 0) -> None:
+    """Until trial ``number`` runs (and has reported ``pairs_played`` pairs)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         try:
-            if any(t.number == number and t.state == TrialState.RUNNING for t in trials_of(url)):
+            if any(t.number == number and t.state == TrialState.RUNNING
+                   and len(t.intermediate_values) >= pairs_played for t in trials_of(url)):
                 return
         except (KeyError, Exception):  # the study or its tables are not there yet
             pass
@@ -146,14 +149,13 @@ def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None: 
 
 def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:  # type: ignore[no-untyped-def]
     url = f"sqlite:///{tmp_path / 'kill.db'}"
-    sf = study_file(tmp_path, pairs=150)
+    sf = study_file(tmp_path, pairs=300)
     env = {"HEURTUNE_HEARTBEAT": "1", "HEURTUNE_GRACE": "3"}
     code, _, err = finish(worker(sf, url, "--trials", "1", env=env))
     assert code == 0, err
     victim = worker(sf, url, "--trials", "2", env=env)
-    wait_for_running(url, 1, victim)
-    time.sleep(0.5)  # into its match, usually
-    os.killpg(victim.pid, signal.SIGKILL)  # the worker and its match processes
+    wait_for_running(url, 1, victim, pairs_played=1)  # into its match (a fixed sleep was
+    os.killpg(victim.pid, signal.SIGKILL)             # too long on a fast machine)  # the worker and its match processes
     victim.communicate(timeout=30)
     time.sleep(4)  # past the grace period
     code, out, _ = subprocess_cli("trials", "w", "--storage", url, "--csv", "-", env=env)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -19,6 +20,7 @@ from heurtune.errors import HeurtuneError
 
 DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
 MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
+DEFAULT_MAX_PAIRS = 2000  # the SPRT cap when --max-pairs is not given
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -64,13 +66,50 @@ def cmd_perft(args: argparse.Namespace) -> int:
     return 0
 
 
+def _elo_pair(text: str) -> tuple[float, float]:
+    """``ELO0,ELO1`` as two numbers."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        elo0, elo1 = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise HeurtuneError(f"--sprt takes ELO0,ELO1 (two numbers), got {text!r}") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1)):
+        raise HeurtuneError(f"--sprt bounds must be finite, got {text!r}")
+    return elo0, elo1
+
+
+def _pairs_arg(text: str | None) -> int | str | None:
+    """``--pairs``: a positive count, or ``all`` (every symmetry class of opening)."""
+    if text is None or text == "all":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise HeurtuneError(f"--pairs takes a number or 'all', got {text!r}") from None
+    if value < 1:
+        raise HeurtuneError(f"--pairs must be at least 1, got {value}")
+    return value
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from heurtune.engine.config import resolve_engine
     from heurtune.games import get_game
+    from heurtune.match.openings import opening_classes
     from heurtune.match.runner import MatchRunner, MatchSpec
+    from heurtune.match.stats import Sprt
 
+    pairs = _pairs_arg(args.pairs)
+    sprt = Sprt(*_elo_pair(args.sprt)) if args.sprt else None
+    if sprt is None and pairs is None:
+        raise HeurtuneError("match needs --pairs N (or all), or --sprt ELO0,ELO1")
+    if sprt is not None and pairs is not None:
+        raise HeurtuneError("--sprt decides how many pairs to play: give --max-pairs, not --pairs")
+    if args.max_pairs is not None and (sprt is None or args.max_pairs < 1):
+        raise HeurtuneError("--max-pairs must be at least 1, with --sprt")
     a, b = resolve_engine(args.a), resolve_engine(args.b)
     if args.rule:
         rules = {**a.rules, **_rules(args.rule)}
@@ -83,21 +122,55 @@ def cmd_match(args: argparse.Namespace) -> int:
         if sf.base.game != a.game:
             raise HeurtuneError(f"{args.exclude_study} tunes {sf.base.game}, not {a.game}")
         exclude = tuple(sf.match_spec().openings())
-    spec = MatchSpec(a, b, args.pairs, args.seed, args.opening_plies, exclude)
-    bar = _progress(args.pairs, f"{a.label} vs {b.label}")
+    every_class = pairs == "all"
+    if every_class:
+        probe = MatchSpec(a, b, 1, args.seed, args.opening_plies)
+        count = len(opening_classes(get_game(a.game), a.rules, probe.plies, exclude))
+        if count == 0:
+            raise HeurtuneError("no opening class is left to play")
+    else:
+        count = int(pairs) if pairs is not None else (args.max_pairs or DEFAULT_MAX_PAIRS)
+    spec = MatchSpec(a, b, count, args.seed, args.opening_plies, exclude,
+                     every_class=every_class, fewer_ok=sprt is not None)
+    if sprt is not None:
+        count = len(spec.openings())  # the cap, or every opening there is if fewer
+    fresh = ""
+    if exclude:
+        mirrors = (" (nor their symmetric images)"
+                   if get_game(a.game).symmetry_hashes is not None else "")
+        fresh = f", none of the {len(exclude)} openings of {args.exclude_study}{mirrors}"
+    what = "every opening class: " if every_class else ""
+    if sprt is None:
+        head = f"{a.label} vs {b.label}: {what}{count} opening pairs, seed {args.seed}{fresh}"
+    else:
+        head = (f"{a.label} vs {b.label}: SPRT elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g} "
+                f"(alpha {sprt.alpha:g}, beta {sprt.beta:g}), at most {count} pairs, "
+                f"seed {args.seed}{fresh}")
+    if not args.json:
+        print(head, flush=True)
+    bar = _progress(count, f"{a.label} vs {b.label}")
+    outcome = None
     with MatchRunner(args.jobs) as runner:
-        result = runner.run(spec, on_pair=lambda _p: bar.update(1))
+        if sprt is None:
+            result = runner.run(spec, on_pair=lambda _p: bar.update(1))
+        else:
+            lower, upper = sprt.bounds
+
+            def progress(pair: object, llr: float) -> None:
+                bar.update(1)
+                bar.set_postfix_str(f"LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]", refresh=False)
+
+            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress)
     bar.close()
     stats = result.stats
     if args.json:
-        print(json.dumps(result.to_dict()))
+        out = result.to_dict()
+        if outcome is not None:
+            out["sprt"] = outcome.to_dict()
+        print(json.dumps(out))
     else:
-        fresh = ""
-        if exclude:
-            mirrors = (" (nor their symmetric images)"
-                       if get_game(a.game).symmetry_hashes is not None else "")
-            fresh = f", none of the {len(exclude)} openings of {args.exclude_study}{mirrors}"
-        print(f"{a.label} vs {b.label}: {args.pairs} opening pairs, seed {args.seed}{fresh}")
+        if outcome is not None:
+            print(outcome.summary())
         print(stats.summary())
         print(stats.pairs_summary())
         print(f"first player (side 0) scored {result.first_player_score:.3f} over all games")
@@ -325,13 +398,21 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("match", help="paired match between two engines")
     s.add_argument("a", help="preset GAME:NAME or engine configuration .toml")
     s.add_argument("b", help="preset GAME:NAME or engine configuration .toml")
-    s.add_argument("--pairs", type=int, required=True, help="openings, each played twice")
+    s.add_argument("--pairs", default=None, metavar="N|all",
+                   help="openings, each played twice (all: one of every symmetry class)")
+    s.add_argument("--sprt", default=None, metavar="ELO0,ELO1",
+                   help="play until a pentanomial SPRT (alpha = beta = 0.05) accepts "
+                        "H0 (Elo ELO0) or H1 (Elo ELO1)")
+    s.add_argument("--max-pairs", type=int, default=None,
+                   help=f"with --sprt: stop without a verdict after this many pairs "
+                        f"(default {DEFAULT_MAX_PAIRS})")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--jobs", type=int, default=1, help="worker processes")
     s.add_argument("--opening-plies", type=int, default=None)
     s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
     s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
-                   help="play none of the openings that this study tunes on")
+                   help="play none of the openings that this study tunes on, nor their "
+                        "mirror images")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_match)
 

@@ -64,3 +64,13 @@ def at_address(typingctx, addr):  # type: ignore[no-untyped-def]
 
     return sig, codegen
 
+
+
+def permute_mask(mask: int, perm: "list[int] | tuple[int, ...]") -> int:
+    """The bitboard ``mask`` with bit ``i`` moved to bit ``perm[i]`` (plain Python,
+    for the symmetry hooks, not for hot paths)."""
+    out = 0
+    for i, j in enumerate(perm):
+        if mask >> i & 1:
+            out |= 1 << j
+    return out

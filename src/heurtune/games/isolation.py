@@ -30,7 +30,7 @@ from heurtune.games.base import (
     STM,
     GameKernel,
 )
-from heurtune.games.bits import lsb
+from heurtune.games.bits import lsb, permute_mask
 
 SIZE = 7
 SQUARES = SIZE * SIZE
@@ -145,6 +145,40 @@ def hash_from_scratch(state: np.ndarray) -> int:
     return int(np.int64(h))
 
 
+def _square_symmetries() -> tuple[tuple[int, ...], ...]:
+    """The 8 symmetries of the square board (rotations and reflections) as square
+    permutations, the identity first; each maps knight moves to knight moves."""
+    last = SIZE - 1
+    maps = (lambda r, c: (r, c), lambda r, c: (c, last - r), lambda r, c: (last - r, last - c),
+            lambda r, c: (last - c, r), lambda r, c: (r, last - c), lambda r, c: (last - r, c),
+            lambda r, c: (c, r), lambda r, c: (last - c, last - r))
+    out = []
+    for f in maps:
+        perm = []
+        for sq in range(SQUARES):
+            r, c = f(*divmod(sq, SIZE))
+            perm.append(r * SIZE + c)
+        out.append(tuple(perm))
+    return tuple(out)
+
+
+SYMMETRIES = _square_symmetries()
+
+
+def symmetry_hashes(state: np.ndarray) -> list[int]:
+    """The hashes of the position under the 8 symmetries of the board; the first is
+    its own. (Two-ply Isolation has 2,352 openings in 315 classes under them.)"""
+    out = []
+    for perm in SYMMETRIES:
+        image = state.copy()
+        image[BLOCKED] = permute_mask(int(state[BLOCKED]), perm)
+        for side in range(2):
+            if state[POS + side] >= 0:
+                image[POS + side] = perm[int(state[POS + side])]
+        out.append(hash_from_scratch(image))
+    return out
+
+
 KERNEL = GameKernel(
     name="isolation",
     description="Isolation: two knights on a 7x7 board, visited squares blocked",
@@ -158,6 +192,7 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
+    symmetry_hashes=symmetry_hashes,
     max_game_plies=lambda rules: SQUARES,  # every ply blocks a square for good
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: HIST + 2 * int(state[PLY]),

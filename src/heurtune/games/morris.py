@@ -41,7 +41,7 @@ from heurtune.games.base import (
     GameKernel,
     RuleOption,
 )
-from heurtune.games.bits import lsb, popcount
+from heurtune.games.bits import lsb, permute_mask, popcount
 
 POINTS = (
     "a1 a4 a7 b2 b4 b6 c3 c4 c5 d1 d2 d3 d5 d6 d7 e3 e4 e5 f2 f4 f6 g1 g4 g7"
@@ -384,6 +384,44 @@ def hash_from_scratch(state: np.ndarray) -> int:
     return int(np.int64(h))
 
 
+def _board_symmetries() -> tuple[tuple[int, ...], ...]:
+    """The 16 symmetries of the board as point permutations, the identity first:
+    the 8 rotations and reflections of the square, each with or without swapping
+    the outer and inner rings (the middle ring stays). Each maps adjacent points
+    to adjacent points and mills to mills."""
+    coords = [(ord(p[0]) - ord("a") - 3, int(p[1]) - 4) for p in POINTS]  # centre (0, 0)
+    index = {c: i for i, c in enumerate(coords)}
+    square = (lambda x, y: (x, y), lambda x, y: (y, -x), lambda x, y: (-x, -y),
+              lambda x, y: (-y, x), lambda x, y: (-x, y), lambda x, y: (x, -y),
+              lambda x, y: (y, x), lambda x, y: (-y, -x))
+    out = []
+    for swap in (False, True):
+        for f in square:
+            perm = []
+            for x, y in coords:
+                x, y = f(x, y)
+                ring = max(abs(x), abs(y))  # 3 outer, 2 middle, 1 inner
+                if swap and ring != 2:
+                    x, y = x * (4 - ring) // ring, y * (4 - ring) // ring
+                perm.append(index[(x, y)])
+            out.append(tuple(perm))
+    return tuple(out)
+
+
+SYMMETRIES = _board_symmetries()
+
+
+def symmetry_hashes(state: np.ndarray) -> list[int]:
+    """The hashes of the position under the board's 16 symmetries; the first is its own."""
+    out = []
+    for perm in SYMMETRIES:
+        image = state.copy()
+        for side in range(2):
+            image[BB + side] = permute_mask(int(state[BB + side]), perm)
+        out.append(hash_from_scratch(image))
+    return out
+
+
 def move_to_str(move: int) -> str:
     """``d2``, ``a1-a4``, with ``xg7`` per removed stone."""
     frm, to, r1, r2 = move & 31, (move >> 5) & 31, (move >> 10) & 31, (move >> 15) & 31
@@ -415,6 +453,7 @@ KERNEL = GameKernel(
     make_move=make_move,
     unmake_move=unmake_move,
     outcome=outcome,
+    symmetry_hashes=symmetry_hashes,
     max_game_plies=lambda rules: int(rules["max_plies"]),
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: HIST + 2 * int(state[PLY]),

@@ -19,9 +19,9 @@ from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
-from heurtune.match.openings import random_openings
+from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import PairResult, play_pair
-from heurtune.match.stats import MatchStats
+from heurtune.match.stats import MatchStats, Sprt
 
 
 MAX_PAIRS = 1_000_000
@@ -40,6 +40,14 @@ class MatchSpec:
     seed: int = 0
     opening_plies: int | None = None
     exclude: tuple[tuple[int, ...], ...] = ()
+    # openings distinct up to the board's symmetries (False: as positions only,
+    # how studies recorded before symmetry-aware openings drew theirs)
+    by_symmetry: bool = True
+    # play one opening of every symmetry class (in generation order) instead of
+    # random ones; ``pairs`` is then how many of them (see opening_classes)
+    every_class: bool = False
+    # ``pairs`` is a cap (the SPRT's): a game with fewer distinct openings plays those
+    fewer_ok: bool = False
 
     def __post_init__(self) -> None:
         if self.a.game != self.b.game:
@@ -65,9 +73,14 @@ class MatchSpec:
 
     def openings(self) -> list[tuple[int, ...]]:
         kernel = get_game(self.a.game)
-        return random_openings(
-            kernel, self.a.rules, self.pairs, self.plies, self.seed, self.exclude
-        )
+        if self.every_class:
+            ops = opening_classes(kernel, self.a.rules, self.plies, self.exclude)
+            if self.pairs > len(ops):
+                raise HeurtuneError(f"{kernel.name} has {len(ops)} classes of {self.plies}-ply "
+                                    f"openings left, fewer than {self.pairs} pairs")
+            return ops[:self.pairs]
+        return random_openings(kernel, self.a.rules, self.pairs, self.plies, self.seed,
+                               self.exclude, self.by_symmetry, self.fewer_ok)
 
 
 @dataclass
@@ -94,6 +107,29 @@ class MatchResult:
         out.update(a=self.spec.a.label, b=self.spec.b.label, pairs=len(self.pairs),
                    seed=self.spec.seed, first_player_score=self.first_player_score)
         return out
+
+
+@dataclass(frozen=True)
+class SprtOutcome:
+    """Where an SPRT stopped: its verdict ("H0", "H1", or None at the pair cap),
+    the log-likelihood ratio then, and after how many pairs."""
+
+    sprt: Sprt
+    verdict: str | None
+    llr: float
+    pairs: int
+
+    def summary(self) -> str:
+        lower, upper = self.sprt.bounds
+        where = f"LLR {self.llr:.2f} [{lower:.2f}, {upper:.2f}]"
+        if self.verdict is None:
+            return f"SPRT: no verdict after {self.pairs} pairs (the cap), {where}"
+        return f"SPRT: {self.verdict} accepted after {self.pairs} pairs, {where}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha,
+                "beta": self.sprt.beta, "bounds": list(self.sprt.bounds), "llr": self.llr,
+                "verdict": self.verdict, "pairs": self.pairs}
 
 
 def stats_of(pairs: Sequence[PairResult]) -> MatchStats:
@@ -227,4 +263,37 @@ class MatchRunner:
                 on_pair(pair)
         result.pairs.sort(key=lambda p: p.index)
         return result
+
+    def run_sprt(
+        self, spec: MatchSpec, sprt: Sprt,
+        on_pair: Callable[[PairResult, float], None] | None = None,
+    ) -> tuple[MatchResult, SprtOutcome]:
+        """Play pairs until the SPRT decides or ``spec.pairs`` (the cap) are played.
+
+        The test sees the pairs in opening order, whatever order they finish
+        in, so the verdict and the pairs it rests on are the same for every
+        ``jobs``; pairs that finished beyond the deciding one are dropped.
+        ``on_pair(pair, llr)`` is called as the test takes each pair.
+        """
+        result = MatchResult(spec)
+        waiting: dict[int, PairResult] = {}
+        counts = [0, 0, 0, 0, 0]
+        llr, verdict = 0.0, None
+        stream = self.iter_pairs(spec)
+        try:
+            for pair in stream:
+                waiting[pair.index] = pair
+                while verdict is None and len(result.pairs) in waiting:
+                    taken = waiting.pop(len(result.pairs))
+                    result.pairs.append(taken)
+                    counts[min(4, max(0, int(round(4.0 * taken.score))))] += 1
+                    llr = sprt.llr(counts)
+                    verdict = sprt.verdict(llr)
+                    if on_pair is not None:
+                        on_pair(taken, llr)
+                if verdict is not None:
+                    break
+        finally:
+            stream.close()
+        return result, SprtOutcome(sprt, verdict, llr, len(result.pairs))
 

@@ -1,12 +1,13 @@
-"""Match statistics: score, its confidence interval, Elo and LOS.
+"""Match statistics: score, its confidence interval, Elo, nElo, LOS and the SPRT.
 
 A match is played in *pairs* (one opening, colours swapped), so the unit of
 independent evidence is the pair, not the game: the two games of a pair share
-an opening and are correlated. The interval is therefore a normal
-approximation over pair scores (the "pentanomial" model that engine testers
-use); it falls back to a Wilson interval over games when the pair scores have
-no spread yet (for example all pairs drawn), where the normal model would
-claim a zero-width interval.
+an opening and are correlated. A pair ends in one of five outcomes (LL, LD,
+DD or WL, WD, WW: the "pentanomial" model of fishtest and OpenBench), and every
+figure here is computed over pairs: the interval is a t interval over pair
+scores whose variance comes from the five outcome counts plus a small
+pseudo-count each, so it never collapses to zero width while all pairs so far
+scored the same.
 """
 
 from __future__ import annotations
@@ -21,46 +22,140 @@ def z_value(confidence: float = 0.95) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def wilson(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a proportion observed over ``n`` trials."""
-    if n <= 0:
-        return 0.0, 1.0
-    z = z_value(confidence)
-    denom = 1.0 + z * z / n
-    centre = (score + z * z / (2 * n)) / denom
-    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)  # LL, LD, DD or WL, WD, WW (first engine's view)
+PSEUDO_COUNT = 0.5  # added to each of the five pair outcomes (a Jeffreys prior)
+
+
+def pentanomial(pair_scores: Sequence[float]) -> tuple[int, int, int, int, int]:
+    """How many pairs scored 0, 1/4, 1/2, 3/4 and 1 (LL, LD, DD or WL, WD, WW)."""
+    counts = [0, 0, 0, 0, 0]
+    for x in pair_scores:
+        counts[min(4, max(0, int(round(4.0 * x))))] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
+def pair_variance(pair_scores: Sequence[float]) -> float:
+    """Variance of one pair's score, from the five pair outcomes with
+    :data:`PSEUDO_COUNT` added to each: never zero, so an interval does not
+    collapse while every pair so far scored the same (a 10-0 sweep, all even),
+    and close to the plain sample variance once there are many pairs."""
+    counts = [c + PSEUDO_COUNT for c in pentanomial(pair_scores)]
+    total = sum(counts)
+    mean = sum(c * v for c, v in zip(counts, PAIR_VALUES)) / total
+    return sum(c * (v - mean) ** 2 for c, v in zip(counts, PAIR_VALUES)) / total
+
+
+def t_value(pairs: int, confidence: float = 0.95) -> float:
+    """Student's t quantile for ``pairs`` pairs (``pairs - 1`` degrees of freedom)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + confidence / 2.0, max(pairs - 1, 1)))
 
 
 def score_interval(
     pair_scores: Sequence[float], confidence: float = 0.95
 ) -> tuple[float, float, float]:
-    """(score, low, high) from per-pair scores in [0, 1]."""
+    """(score, low, high) from per-pair scores in [0, 1]: the observed score, with
+    a t interval over pairs whose variance comes from :func:`pair_variance`."""
     n = len(pair_scores)
     if n == 0:
         return 0.5, 0.0, 1.0
     mean = sum(pair_scores) / n
-    var = sum((x - mean) ** 2 for x in pair_scores) / (n - 1) if n > 1 else 0.0
-    if var <= 0.0:
-        lo, hi = wilson(mean, 2 * n, confidence)
-        return mean, lo, hi
-    half = z_value(confidence) * math.sqrt(var / n)
+    half = t_value(n, confidence) * math.sqrt(pair_variance(pair_scores) / n)
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
 def los(pair_scores: Sequence[float]) -> float:
     """Likelihood of superiority: the probability that the first engine is the
-    stronger, under the same normal model of pair scores as the interval
-    (``Phi((mean - 0.5) / standard error)``). With no spread yet it is 1, 0 or
-    0.5 by the sign of the difference alone."""
+    stronger, under the normal model of pair scores behind the interval:
+    ``Phi((score - 0.5) / standard error)``."""
     n = len(pair_scores)
     if n == 0:
         return 0.5
     mean = sum(pair_scores) / n
-    var = sum((x - mean) ** 2 for x in pair_scores) / (n - 1) if n > 1 else 0.0
-    if var <= 0.0:
-        return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
-    return NormalDist().cdf((mean - 0.5) / math.sqrt(var / n))
+    return NormalDist().cdf((mean - 0.5) / math.sqrt(pair_variance(pair_scores) / n))
+
+
+NELO_PER_T = 800.0 / math.log(10.0)  # normalised Elo per unit of t = (score - 0.5) / sigma
+
+
+def nelo(pair_scores: Sequence[float]) -> float:
+    """Normalised Elo (fishtest's): ``800 / ln 10 * (score - 0.5) / sigma``, with
+    sigma the per-game standard deviation implied by the pairs, sqrt(2 * pair
+    variance). It measures how easily a difference is detected rather than how
+    often it wins, so it does not depend on the draw rate."""
+    if not pair_scores:
+        return 0.0
+    mean = sum(pair_scores) / len(pair_scores)
+    return NELO_PER_T * (mean - 0.5) / math.sqrt(2.0 * pair_variance(pair_scores))
+
+
+def logistic_score(elo_diff: float) -> float:
+    """The expected score of an Elo difference (logistic model)."""
+    return 1.0 / (1.0 + 10.0 ** (-elo_diff / 400.0))
+
+
+def _mle_with_mean(probs: Sequence[float], target: float) -> list[float]:
+    """The distribution over :data:`PAIR_VALUES` closest (maximum likelihood) to
+    ``probs`` whose mean is ``target``: ``p_i / (1 + x (v_i - target))`` with x
+    the root of ``sum p_i (v_i - target) / (1 + x (v_i - target)) = 0``."""
+    from scipy.optimize import brentq
+
+    a = [v - target for v in PAIR_VALUES]
+    lo, hi = -1.0 / max(a), -1.0 / min(a)  # where every 1 + x a_i stays positive
+    span = hi - lo
+
+    def f(x: float) -> float:
+        return sum(p * ai / (1.0 + x * ai) for p, ai in zip(probs, a))
+
+    x = brentq(f, lo + 1e-12 * span, hi - 1e-12 * span, xtol=1e-15, maxiter=500)
+    return [p / (1.0 + x * ai) for p, ai in zip(probs, a)]
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """A pentanomial generalised SPRT on logistic Elo (fishtest's): H0 says the
+    first engine is ``elo0`` stronger, H1 ``elo1``. The log-likelihood ratio of
+    the pair outcomes under the two maximum-likelihood distributions whose
+    expected scores are those Elo differences is compared with the bounds
+    ln(beta / (1 - alpha)) and ln((1 - beta) / alpha)."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        from heurtune.errors import HeurtuneError
+
+        if not self.elo0 < self.elo1:
+            raise HeurtuneError(f"SPRT needs elo0 < elo1, got {self.elo0:g}, {self.elo1:g}")
+        if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
+            raise HeurtuneError("SPRT alpha and beta must be in (0, 0.5)")
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return math.log(self.beta / (1.0 - self.alpha)), math.log((1.0 - self.beta) / self.alpha)
+
+    def llr(self, counts: Sequence[float]) -> float:
+        """The log-likelihood ratio after pairs with these five outcome counts."""
+        if sum(counts) == 0:
+            return 0.0
+        regular = [max(float(c), 1e-3) for c in counts]  # fishtest's regularisation
+        n = sum(regular)
+        probs = [c / n for c in regular]
+        p0 = _mle_with_mean(probs, logistic_score(self.elo0))
+        p1 = _mle_with_mean(probs, logistic_score(self.elo1))
+        return n * sum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1))
+
+    def verdict(self, llr: float) -> str | None:
+        """"H0" or "H1" once the LLR leaves its bounds, else None."""
+        lower, upper = self.bounds
+        if llr <= lower:
+            return "H0"
+        if llr >= upper:
+            return "H1"
+        return None
 
 
 def _elo_text(score_bound: float, value: float) -> str:
@@ -116,6 +211,14 @@ class MatchStats:
         return los(self.pair_scores)
 
     @property
+    def nelo(self) -> float:
+        return nelo(self.pair_scores)
+
+    @property
+    def pentanomial(self) -> tuple[int, int, int, int, int]:
+        return pentanomial(self.pair_scores)
+
+    @property
     def pair_outcomes(self) -> tuple[int, int, int]:
         """(pairs won, pairs even, pairs lost) by the first engine.
 
@@ -143,6 +246,8 @@ class MatchStats:
             "elo": self.elo,
             "elo_ci": list(self.elo_ci),
             "los": self.los,
+            "nelo": self.nelo,
+            "pentanomial": list(self.pentanomial),
         }
 
     def summary(self) -> str:
@@ -152,12 +257,14 @@ class MatchStats:
             f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games)  "
             f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
             f"Elo {self.elo:+.1f} [{_elo_text(lo, elo_lo)}, {_elo_text(hi, elo_hi)}]  "
-            f"LOS {self.los:.1%}"
+            f"nElo {self.nelo:+.1f}  LOS {self.los:.1%}"
         )
 
     def pairs_summary(self) -> str:
         won, even, lost = self.pair_outcomes
-        return f"pairs: {won} won, {even} even, {lost} lost"
+        ll, ld, dd, wd, ww = self.pentanomial
+        return (f"pairs: {won} won, {even} even, {lost} lost  "
+                f"(pentanomial LL {ll}, LD {ld}, DD/WL {dd}, WD {wd}, WW {ww})")
 
 
 def stratified_interval(
@@ -168,24 +275,16 @@ def stratified_interval(
     An agent's tournament score averages cells against different opponents;
     its variance is the sum of the cells' variances (stratified sampling), not
     the spread of all pairs pooled, which would count the opponents'
-    differences as noise. A cell whose pairs all scored the same (a 10-0
-    sweep) gets the variance its Wilson interval implies rather than none.
+    differences as noise. Each cell's variance is :func:`pair_variance`'s, so a
+    10-0 sweep still has one.
     """
     cells = [c for c in cells if len(c)]
     if not cells:
         return 0.5, 0.0, 1.0
     k = len(cells)
     z = z_value(confidence)
-    means = [sum(c) / len(c) for c in cells]
-    score = sum(means) / k
-    var = 0.0
-    for c, m in zip(cells, means):
-        spread = sum((x - m) ** 2 for x in c) / (len(c) - 1) if len(c) > 1 else 0.0
-        if spread > 0.0:
-            var += spread / len(c)
-        else:  # no spread yet (say 10-0): the variance its Wilson interval implies
-            lo, hi = wilson(m, 2 * len(c), confidence)
-            var += ((hi - lo) / (2 * z)) ** 2
+    score = sum(sum(c) / len(c) for c in cells) / k
+    var = sum(pair_variance(c) / len(c) for c in cells)
     half = z * math.sqrt(var) / k
     return score, max(0.0, score - half), min(1.0, score + half)
 

@@ -11,6 +11,7 @@ Example (``studies/morris.toml``)::
     seed = 42                 # openings, sampler and tie-breaks
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc
     # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
+    # distinct_openings = "symmetry" # no two openings mirror images (position: the old way)
     jobs = 2                  # worker processes per match
     # opening_plies = 4       # default: the game's
     # start_from = "exported/earlier.toml"  # first trial: that engine's weights
@@ -53,6 +54,7 @@ SAMPLERS = ("tpe", "multivariate-tpe", "random", "qmc")
 # per-study: one stream per worker process seeded with the study seed (how the
 # studies recorded before this option ran; parallel workers then repeat draws)
 SAMPLER_SEEDINGS = ("per-trial", "per-study")
+DISTINCT_OPENINGS = ("symmetry", "position")
 SEED_MAX = 2**32 - 1
 NAME_MAX = 512  # Optuna's study name column
 PRUNERS = ("wilcoxon", "median", "none")
@@ -60,7 +62,7 @@ PRUNERS = ("wilcoxon", "median", "none")
 _SECTIONS = {"study", "engine", "params", "pruner"}
 _STUDY_KEYS = {
     "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
-    "start_from", "sampler_seeding",
+    "start_from", "sampler_seeding", "distinct_openings",
 }
 _ENGINE_KEYS = {"heuristic", "search", "rules"}
 _PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps"}
@@ -94,13 +96,14 @@ class StudyFile:
     start_from: str = ""
     start_params: Mapping[str, Any] = field(default_factory=dict)
     sampler_seeding: str = "per-trial"
+    distinct_openings: str = "symmetry"
 
     def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
         """The match each trial plays (``engine``: the trial's; default the baseline).
         Its openings are the study's: the same for every trial, and what
         ``match --exclude-study`` leaves out."""
         return MatchSpec(engine or self.base, self.opponent, self.pairs, self.seed,
-                         self.opening_plies)
+                         self.opening_plies, by_symmetry=self.distinct_openings == "symmetry")
 
     @property
     def objective_name(self) -> str:
@@ -118,6 +121,8 @@ class StudyFile:
             # absent from the studies recorded before the option existed
             **({"sampler_seeding": self.sampler_seeding}
                if self.sampler_seeding != "per-study" else {}),
+            **({"distinct_openings": self.distinct_openings}
+               if self.distinct_openings != "position" else {}),
         }
 
 
@@ -211,6 +216,10 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     if seeding not in SAMPLER_SEEDINGS:
         raise HeurtuneError(f"{w}: sampler_seeding must be one of {', '.join(SAMPLER_SEEDINGS)}, "
                             f"got {seeding!r}")
+    distinct = _typed(study.get("distinct_openings", "symmetry"), str, f"{w}: distinct_openings")
+    if distinct not in DISTINCT_OPENINGS:
+        raise HeurtuneError(f"{w}: distinct_openings must be one of "
+                            f"{', '.join(DISTINCT_OPENINGS)}, got {distinct!r}")
     seed = _typed(study.get("seed", 0), int, f"{w}: seed")
     if not 0 <= seed <= SEED_MAX:
         raise HeurtuneError(f"{w}: seed must be in [0, {SEED_MAX}], got {seed}")
@@ -253,7 +262,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         opponent_spec=opponent_spec, trials=trials, pairs=pairs,
         seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
-        sampler_seeding=seeding,
+        sampler_seeding=seeding, distinct_openings=distinct,
     )
 
 
