@@ -67,12 +67,22 @@ def test_shipped_study_file_is_valid() -> None:
     sf = load_study_file(Path(__file__).parent.parent / "studies" / "morris.toml")
     assert sf.base.game == "morris" and sf.opponent.label == "morris:seed"
     assert sf.objective_name == "score vs morris:seed"
+    assert sf.confirm is not None and sf.confirm.top == 3 and sf.confirm.pairs == 50
 
 
 @pytest.mark.parametrize(
     "text,message",
     [
         ("[study\n", "malformed TOML"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\ntop = 0\n',
+         "top must be at least 1"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nsprt = [5, 1]\n',
+         "SPRT needs elo0 < elo1"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nsprt = "0,5"\n',
+         "sprt must be [elo0, elo1]"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nrounds = 3\n',
+         "unknown keys"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[study]\n', "malformed TOML"),
         ('[study]\ngame = "chess"\n[engine]\nheuristic = "seed"\n', "unknown game 'chess'"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "x"\n', "unknown heuristic 'x'"),
         ('[study]\ngame = "morris"\ncolour = 1\n[engine]\nheuristic = "seed"\n', "unknown keys"),

@@ -47,7 +47,7 @@ def _rules(items: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def _progress(total: int, desc: str) -> Any:
+def _progress(total: int | None, desc: str) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, unit="pair", file=sys.stderr, disable=None, leave=False)
@@ -253,6 +253,17 @@ def cmd_tune(args: argparse.Namespace) -> int:
         f"{summary.best_value:.3f}" if summary.best_value is not None
         else f"study {summary.study_name!r}: no completed trial yet"
     )
+    if sf.confirm is not None and summary.best_value is not None and summary.finished >= target:
+        from dataclasses import replace
+
+        from heurtune.tuning.confirm import needs_confirmation
+
+        if needs_confirmation(args.storage, summary.study_name):
+            options = sf.confirm if args.jobs is None else replace(sf.confirm, jobs=args.jobs)
+            run_confirmation(args.storage, summary.study_name, options)
+        else:
+            print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
+                  "confirms it again)")
     return 0
 
 
@@ -262,8 +273,65 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.out:
         check_writable(args.out)
-    path = export_best(args.storage, args.study_name, args.out)
+    path, config = export_best(args.storage, args.study_name, args.out)
+    confirmation = config.provenance.get("confirmation")
+    if confirmation is None:
+        print(f"heurtune: warning: study {args.study_name!r} is unconfirmed: the exported score "
+              "is the best trial's on the tuning openings (optimistic); run `heurtune confirm "
+              f"{args.study_name}` and export again", file=sys.stderr)
+    else:
+        if confirmation.get("winner_is_baseline"):
+            print("heurtune: warning: the confirmation's winner is the baseline: no trial beat "
+                  "it on the fresh openings", file=sys.stderr)
+        if "stale" in confirmation:
+            print(f"heurtune: warning: {confirmation['stale']}; confirm again to include the "
+                  "newer trials", file=sys.stderr)
     print(f"wrote {path}")
+    return 0
+
+
+def _confirm_options(args: argparse.Namespace) -> Any:
+    from heurtune.tuning.studyfile import DEFAULT_MAX_PAIRS, DEFAULT_PAIRS, ConfirmOptions
+
+    pairs = _pairs_arg(args.pairs)
+    if pairs == "all":
+        raise HeurtuneError("confirm takes --pairs N (a number)")
+    return ConfirmOptions(
+        top=args.top, pairs=int(pairs) if pairs is not None else DEFAULT_PAIRS,
+        sprt=_elo_pair(args.sprt) if args.sprt else None,
+        max_pairs=args.max_pairs if args.max_pairs is not None else DEFAULT_MAX_PAIRS,
+        seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies,
+    )
+
+
+def run_confirmation(storage: str, study_name: str, options: Any) -> None:
+    """Confirm a study, printing one line per candidate and the verdict."""
+    from heurtune.tuning.confirm import confirm_study
+
+    bar = _progress(None, f"confirm {study_name}")
+    print(f"confirming study {study_name!r}: the {options.top} best trials and the baseline, "
+          f"{options.pairs} fresh pairs each"
+          + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
+             if options.sprt else ""), flush=True)
+    verdict = confirm_study(storage, study_name, options,
+                            on_line=lambda line: bar.write(line, file=sys.stdout),
+                            on_pair=lambda: bar.update(1))
+    bar.close()
+    winner = next(c for c in verdict["candidates"] if c["trial"] == verdict["winner"])
+    lo, hi = winner["score_ci"]
+    line = (f"winner: trial {verdict['winner']}{' (the baseline)' if winner['baseline'] else ''}, "
+            f"fresh score {winner['score']:.3f} [{lo:.3f}, {hi:.3f}] over {winner['games']} games")
+    if "vs_baseline" in verdict:
+        d = verdict["vs_baseline"]
+        line += (f"; vs the baseline {d['difference']:+.3f} "
+                 f"[{d['difference_ci'][0]:+.3f}, {d['difference_ci'][1]:+.3f}] (paired)")
+    print(line)
+    print(f"stored in study {study_name!r} (user attribute 'confirmation'); "
+          f"`heurtune export {study_name}` writes the winner")
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    run_confirmation(args.storage, args.study_name, _confirm_options(args))
     return 0
 
 
@@ -435,7 +503,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
     s.set_defaults(func=cmd_tune)
 
-    s = sub.add_parser("export", help="write a study's best trial as an engine configuration")
+    s = sub.add_parser("confirm", help="re-play a study's best trials and the baseline on "
+                                        "fresh openings; store the winner")
+    s.add_argument("study_name")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--top", type=int, default=3, help="how many of the best trials (default 3)")
+    s.add_argument("--pairs", default=None, metavar="N",
+                   help="fresh opening pairs per candidate (default 200)")
+    s.add_argument("--sprt", default=None, metavar="ELO0,ELO1",
+                   help="then an SPRT for the winner vs the opponent on further fresh openings")
+    s.add_argument("--max-pairs", type=int, default=None, help="the SPRT's cap (default 2000)")
+    s.add_argument("--seed", type=int, default=None, help="fresh openings (default: study seed + 1)")
+    s.add_argument("--opening-plies", type=int, default=None,
+                   help="default: the study's (longer ones where it used up most openings)")
+    s.add_argument("--jobs", type=int, default=1, help="worker processes")
+    s.set_defaults(func=cmd_confirm)
+
+    s = sub.add_parser("export", help="write a study's confirmed (or best) trial as an engine "
+                                      "configuration")
     s.add_argument("study_name")
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml")

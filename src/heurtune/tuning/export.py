@@ -1,10 +1,18 @@
-"""``heurtune export``: the best trial as an engine configuration with its evidence."""
+"""``heurtune export``: the confirmed (or best) trial as an engine configuration
+with its evidence.
+
+A study confirmed by ``heurtune confirm`` exports the winner of the
+confirmation, with a ``[provenance.confirmation]`` block holding its score on
+the fresh openings; the tuning score beside it is unadjusted (the best of many
+noisy trials is optimistic). An unconfirmed study still exports its best trial,
+and the file says that it is unconfirmed."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import os
 from pathlib import Path
+from typing import Any
 
 import optuna
 import pandas as pd
@@ -13,12 +21,18 @@ from optuna.trial import TrialState
 import heurtune
 from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
+from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.tune import SETUP_ATTR
 
 
+UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning openings, which is "
+               "optimistic (the best of many noisy trials); run `heurtune confirm` first")
+
+
 def best_config(storage_url: str, study_name: str) -> EngineConfig:
-    """The best completed trial of the study as a configuration with provenance."""
+    """The study's confirmed winner (else its best completed trial) as a
+    configuration with provenance."""
     storage = open_storage(storage_url, create=False)
     study = load_study(storage, study_name)
     setup = study.user_attrs.get(SETUP_ATTR)
@@ -27,9 +41,13 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if not complete:
         raise HeurtuneError(f"study {study_name!r} has no completed trial to export")
+    confirmation = study.user_attrs.get(CONFIRM_ATTR)
     best = study.best_trial
+    if confirmation is not None:
+        best = next((t for t in complete if t.number == confirmation["winner"]), best)
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
     attrs = best.user_attrs
+    states = [t.state for t in study.get_trials(deepcopy=False)]
     provenance = {
         "study": study_name,
         "trial": best.number,
@@ -46,12 +64,18 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         "elo": attrs.get("elo", 0.0),
         "elo_ci": list(attrs.get("elo_ci", [])),
         "completed_trials": len(complete),
+        "pruned_trials": states.count(TrialState.PRUNED),
+        "failed_trials": states.count(TrialState.FAIL),
         "heurtune_version": heurtune.__version__,
         "optuna_version": optuna.__version__,
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "note": "score and interval are the tuning match's; the best of many trials is "
-                "optimistic, so confirm with a fresh `heurtune match` on another seed",
+        "confirmed": confirmation is not None,
+        "note": ("score and interval are the tuning match's, unadjusted for the selection "
+                 "among trials; [provenance.confirmation] holds the fresh evidence"
+                 if confirmation is not None else UNCONFIRMED),
     }
+    if confirmation is not None:
+        provenance["confirmation"] = _confirmation_block(confirmation, len(complete))
     return EngineConfig(
         game=base.game,
         heuristic=base.heuristic,
@@ -64,7 +88,40 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     )
 
 
-def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] | None) -> Path:
+def _confirmation_block(verdict: dict[str, Any], completed: int) -> dict[str, Any]:
+    """What an exported file says of the confirmation: the winner's fresh figures,
+    its paired difference from the baseline and the SPRT, if one was run."""
+    winner = next(c for c in verdict["candidates"] if c["trial"] == verdict["winner"])
+    keys = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
+            "nelo", "pentanomial")
+    block: dict[str, Any] = {
+        "date": verdict["date"],
+        "pairs": verdict["pairs"],
+        "seed": verdict["seed"],
+        "opening_plies": verdict["opening_plies"],
+        "excluded_study_openings": verdict["excluded_study_openings"],
+        "candidates": [c["trial"] for c in verdict["candidates"]],
+        "candidate_scores": [c["score"] for c in verdict["candidates"]],
+        "winner_is_baseline": verdict["winner_is_baseline"],
+        **{k: winner[k] for k in keys if k in winner},
+    }
+    if "vs_baseline" in verdict:
+        block["difference_vs_baseline"] = verdict["vs_baseline"]["difference"]
+        block["difference_vs_baseline_ci"] = verdict["vs_baseline"]["difference_ci"]
+    if "sprt" in verdict:
+        s = verdict["sprt"]
+        block["sprt"] = {k: s[k] for k in ("elo0", "elo1", "alpha", "beta", "llr", "bounds",
+                                           "pairs", "seed", "score", "score_ci")}
+        block["sprt"]["verdict"] = s["verdict"] or "none (stopped at the pair cap)"
+    if completed != verdict["completed_trials"]:
+        block["stale"] = (f"confirmed when the study had {verdict['completed_trials']} completed "
+                          f"trials; it has {completed} now")
+    return block
+
+
+def export_best(storage_url: str, study_name: str,
+                out: str | os.PathLike[str] | None) -> tuple[Path, EngineConfig]:
+    """Write the study's confirmed (or best) trial; return the path and the configuration."""
     config = best_config(storage_url, study_name)
     path = Path(out) if out else Path("studies") / "exported" / f"{study_name}.toml"
     header = (
@@ -72,7 +129,7 @@ def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] |
         f"# Play it: heurtune match {path} {config.provenance['opponent'] or 'OPPONENT'} --pairs 100\n"
     )
     config.save(path, header)
-    return path
+    return path, config
 
 
 def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:

@@ -59,7 +59,8 @@ SEED_MAX = 2**32 - 1
 NAME_MAX = 512  # Optuna's study name column
 PRUNERS = ("wilcoxon", "median", "none")
 
-_SECTIONS = {"study", "engine", "params", "pruner"}
+_SECTIONS = {"study", "engine", "params", "pruner", "confirm"}
+_CONFIRM_KEYS = {"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}
 _STUDY_KEYS = {
     "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
     "start_from", "sampler_seeding", "distinct_openings",
@@ -74,6 +75,43 @@ class PrunerSpec:
     p_threshold: float = 0.1
     n_startup_steps: int = 4
     n_warmup_steps: int = 4
+
+
+DEFAULT_TOP = 3
+DEFAULT_PAIRS = 200
+DEFAULT_MAX_PAIRS = 2000
+
+
+@dataclass(frozen=True)
+class ConfirmOptions:
+    """How to confirm: how many of the best trials, how many fresh pairs each,
+    an optional SPRT for the winner, the seed of the fresh openings (default:
+    the study's seed + 1) and their length (default: the study's; longer
+    openings where the study used up most of a small opening space)."""
+
+    top: int = DEFAULT_TOP
+    pairs: int = DEFAULT_PAIRS
+    sprt: tuple[float, float] | None = None
+    max_pairs: int = DEFAULT_MAX_PAIRS
+    seed: int | None = None
+    jobs: int = 1
+    opening_plies: int | None = None  # default: the study's
+
+    def __post_init__(self) -> None:
+        if self.top < 1:
+            raise HeurtuneError(f"confirm: top must be at least 1, got {self.top}")
+        if self.pairs < 1:
+            raise HeurtuneError(f"confirm: pairs must be at least 1, got {self.pairs}")
+        if self.max_pairs < 1:
+            raise HeurtuneError(f"confirm: max_pairs must be at least 1, got {self.max_pairs}")
+        if self.jobs < 1:
+            raise HeurtuneError(f"jobs must be at least 1, got {self.jobs}")
+        if self.seed is not None and not 0 <= self.seed <= SEED_MAX:
+            raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {self.seed}")
+        if self.sprt is not None:
+            from heurtune.match.stats import Sprt
+
+            Sprt(*self.sprt)  # checks elo0 < elo1
 
 
 @dataclass(frozen=True)
@@ -97,6 +135,7 @@ class StudyFile:
     start_params: Mapping[str, Any] = field(default_factory=dict)
     sampler_seeding: str = "per-trial"
     distinct_openings: str = "symmetry"
+    confirm: ConfirmOptions | None = None  # the [confirm] section: confirm at the end of tune
 
     def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
         """The match each trial plays (``engine``: the trial's; default the baseline).
@@ -223,6 +262,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     seed = _typed(study.get("seed", 0), int, f"{w}: seed")
     if not 0 <= seed <= SEED_MAX:
         raise HeurtuneError(f"{w}: seed must be in [0, {SEED_MAX}], got {seed}")
+    confirm = _confirm_section(data, where, jobs) if "confirm" in data else None
     pr = _table(data, "pruner", where)
     _check_keys(pr, _PRUNER_KEYS, f"{where} [pruner]")
     kind = _typed(pr.get("kind", "wilcoxon"), str, f"{where} [pruner]: kind")
@@ -262,8 +302,38 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         opponent_spec=opponent_spec, trials=trials, pairs=pairs,
         seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
-        sampler_seeding=seeding, distinct_openings=distinct,
+        sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
     )
+
+
+def _confirm_section(data: Mapping[str, Any], where: str, jobs: int) -> ConfirmOptions:
+    """The ``[confirm]`` section: ``heurtune confirm``'s options, run at the end of tune."""
+    table = _table(data, "confirm", where)
+    w = f"{where} [confirm]"
+    _check_keys(table, _CONFIRM_KEYS, w)
+    sprt = table.get("sprt")
+    if sprt is not None:
+        if (not isinstance(sprt, list) or len(sprt) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in sprt)):
+            raise HeurtuneError(f"{w}: sprt must be [elo0, elo1], got {sprt!r}")
+        sprt = (float(sprt[0]), float(sprt[1]))
+    seed = table.get("seed")
+    plies = table.get("opening_plies")
+    if plies is not None and not 0 <= _typed(plies, int, f"{w}: opening_plies") <= 64:
+        raise HeurtuneError(f"{w}: opening_plies must be in [0, 64], got {plies}")
+    values = dict(
+        top=_typed(table.get("top", DEFAULT_TOP), int, f"{w}: top"),
+        pairs=_typed(table.get("pairs", DEFAULT_PAIRS), int, f"{w}: pairs"),
+        sprt=sprt,
+        max_pairs=_typed(table.get("max_pairs", DEFAULT_MAX_PAIRS), int, f"{w}: max_pairs"),
+        seed=None if seed is None else _typed(seed, int, f"{w}: seed"),
+        jobs=jobs,
+        opening_plies=None if plies is None else _typed(plies, int, f"{w}: opening_plies"),
+    )
+    try:
+        return ConfirmOptions(**values)
+    except HeurtuneError as exc:  # name the file
+        raise HeurtuneError(f"{where}: {exc}") from None
 
 
 def check_study_name(name: str, where: str = "study name") -> None:
