@@ -222,15 +222,21 @@ class MatchRunner:
         return self._pool
 
     def iter_pairs(
-        self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None
+        self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None,
+        indices: Sequence[int] | None = None,
     ) -> Iterator[PairResult]:
         """Yield pair results as they finish. Closing the iterator early (a pruned
-        trial) cancels the pairs not started yet."""
+        trial) cancels the pairs not started yet. ``indices`` numbers the openings
+        (default 0, 1, ...): a pair's index picks its tie-break seeds, so an
+        opening played in another order (a trial's shuffle) plays the same."""
         ops = list(openings) if openings is not None else spec.openings()
+        numbers = list(indices) if indices is not None else list(range(len(ops)))
+        if len(numbers) != len(ops):
+            raise ValueError("one index per opening")
         warm_up(spec.a)
         warm_up(spec.b)
         if self.jobs == 1:
-            for i, op in enumerate(ops):
+            for i, op in zip(numbers, ops):
                 yield _pair_task(spec.a, spec.b, i, op, spec.seed)
             return
         pool = self._executor()
@@ -238,7 +244,7 @@ class MatchRunner:
         # short pair (Isolation), and every pair still plays from its own seed, so
         # the results do not depend on the chunking or on ``jobs``
         size = max(1, min(MAX_CHUNK, len(ops) // (self.jobs * 16)))
-        indexed = list(enumerate(ops))
+        indexed = list(zip(numbers, ops))
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
         pending: set[Future[list[PairResult]]] = {
             pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed) for chunk in chunks
@@ -246,7 +252,9 @@ class MatchRunner:
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for pair in sorted((p for f in done for p in f.result()), key=lambda p: p.index):
+                order = {i: k for k, i in enumerate(numbers)}  # the given order
+                for pair in sorted((p for f in done for p in f.result()),
+                                   key=lambda p: order[p.index]):
                     yield pair
         finally:
             for fut in pending:

@@ -28,10 +28,11 @@ Example (``studies/morris.toml``)::
     stash = { low = 0.0, high = 5.0 }
     stones = 1.0              # fixed: not searched
 
-    [pruner]                  # wilcoxon (default) | median | none
-    kind = "wilcoxon"
-    p_threshold = 0.1
-    n_startup_steps = 4
+    [pruner]                  # checkpoint (default) | wilcoxon | median | none
+    kind = "checkpoint"
+    alpha = 0.05              # false-prune rate against a fixed best, over all looks
+    margin = 0.0              # prune when (trial - best) < -margin for sure
+    checkpoints = [0.25, 0.5, 0.75]   # fractions of the pairs where it looks
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ SAMPLER_SEEDINGS = ("per-trial", "per-study")
 DISTINCT_OPENINGS = ("symmetry", "position")
 SEED_MAX = 2**32 - 1
 NAME_MAX = 512  # Optuna's study name column
-PRUNERS = ("wilcoxon", "median", "none")
+PRUNERS = ("checkpoint", "wilcoxon", "median", "none")
 
 _SECTIONS = {"study", "engine", "params", "pruner", "confirm"}
 _CONFIRM_KEYS = {"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}
@@ -66,15 +67,26 @@ _STUDY_KEYS = {
     "start_from", "sampler_seeding", "distinct_openings",
 }
 _ENGINE_KEYS = {"heuristic", "search", "rules"}
-_PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps"}
+_PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha", "margin",
+                "checkpoints"}
 
 
 @dataclass(frozen=True)
 class PrunerSpec:
-    kind: str = "wilcoxon"
+    """How trials are stopped early. ``checkpoint`` (the default; see
+    heurtune.tuning.checkpoints): a paired comparison with the best trial at a
+    few fixed fractions of the pairs, at an overall false-prune rate ``alpha``
+    against a fixed best, pruning when the difference's upper bound is below
+    ``-margin``. ``wilcoxon`` and ``median`` are Optuna's pruners (kept for
+    studies recorded with them), ``none`` never prunes."""
+
+    kind: str = "checkpoint"
     p_threshold: float = 0.1
     n_startup_steps: int = 4
     n_warmup_steps: int = 4
+    alpha: float = 0.05
+    margin: float = 0.0
+    checkpoints: tuple[float, ...] = (0.25, 0.5, 0.75)
 
 
 DEFAULT_TOP = 3
@@ -265,7 +277,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     confirm = _confirm_section(data, where, jobs) if "confirm" in data else None
     pr = _table(data, "pruner", where)
     _check_keys(pr, _PRUNER_KEYS, f"{where} [pruner]")
-    kind = _typed(pr.get("kind", "wilcoxon"), str, f"{where} [pruner]: kind")
+    kind = _typed(pr.get("kind", "checkpoint"), str, f"{where} [pruner]: kind")
     if kind not in PRUNERS:
         raise HeurtuneError(f"{where} [pruner]: unknown kind {kind!r} (known: {', '.join(PRUNERS)})")
     pruner = PrunerSpec(
@@ -273,7 +285,14 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         p_threshold=_typed(pr.get("p_threshold", 0.1), float, f"{where} [pruner]: p_threshold"),
         n_startup_steps=_typed(pr.get("n_startup_steps", 4), int, f"{where} [pruner]: n_startup_steps"),
         n_warmup_steps=_typed(pr.get("n_warmup_steps", 4), int, f"{where} [pruner]: n_warmup_steps"),
+        alpha=_typed(pr.get("alpha", 0.05), float, f"{where} [pruner]: alpha"),
+        margin=_typed(pr.get("margin", 0.0), float, f"{where} [pruner]: margin"),
+        checkpoints=_checkpoints(pr.get("checkpoints", [0.25, 0.5, 0.75]), f"{where} [pruner]"),
     )
+    if not 0.0 < pruner.alpha < 0.5:
+        raise HeurtuneError(f"{where} [pruner]: alpha must be in (0, 0.5), got {pruner.alpha}")
+    if not 0.0 <= pruner.margin <= 1.0:
+        raise HeurtuneError(f"{where} [pruner]: margin must be in [0, 1], got {pruner.margin}")
     if not 0.0 <= pruner.p_threshold <= 1.0:
         raise HeurtuneError(f"{where} [pruner]: p_threshold must be in [0, 1]")
     if pruner.n_startup_steps < 0 or pruner.n_warmup_steps < 0:
@@ -304,6 +323,18 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
     )
+
+
+def _checkpoints(value: Any, where: str) -> tuple[float, ...]:
+    """Checkpoint fractions: an increasing list of numbers strictly between 0 and 1."""
+    ok = (isinstance(value, list) and 1 <= len(value) <= 10
+          and all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1
+                  for x in value)
+          and all(a < b for a, b in zip(value, value[1:])))
+    if not ok:
+        raise HeurtuneError(f"{where}: checkpoints must be an increasing list of fractions "
+                            f"in (0, 1), got {value!r}")
+    return tuple(float(x) for x in value)
 
 
 def _confirm_section(data: Mapping[str, Any], where: str, jobs: int) -> ConfirmOptions:

@@ -1,10 +1,15 @@
 """``heurtune tune``: create or resume a study and run its trials.
 
 Every trial plays the same openings (drawn once from the study seed), so trial
-scores are directly comparable and the Wilcoxon pruner can compare a running
-trial with the best one opening by opening: each opening pair's score is
-reported at the step numbered by the opening. Pruners that expect a learning
-curve (``median``) get the running score instead.
+scores are directly comparable and a running trial can be compared with the
+best one opening by opening. The default ``checkpoint`` pruner does so at a few
+fixed fractions of the pairs with an error-controlled threshold
+(heurtune.tuning.checkpoints); each trial plays the openings in its own seeded
+order, reports its running score (the learning curve the dashboard shows, and
+what Optuna's TPE ranks pruned trials by), and a completed trial keeps its pair
+scores by opening (user attribute ``pair_scores``) for later comparisons.
+Optuna's ``wilcoxon`` pruner gets each opening pair's score at the step
+numbered by the opening instead; ``median`` gets the running score.
 
 The baseline (the heuristic's defaults, i.e. the seed weights) is enqueued as
 the first trial, so the study always answers "is the tuned engine better than
@@ -46,9 +51,11 @@ from heurtune.match.runner import MatchRunner, stats_of
 from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.storage import open_storage
+from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
 
 SETUP_ATTR = "heurtune_setup"
+PAIR_SCORES_ATTR = "pair_scores"  # a completed trial's pair scores, by opening index
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
@@ -151,6 +158,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                on_pair: Callable[[int, PairResult], None] | None,
                target: int) -> Callable[[optuna.Trial], float]:
     per_opening = sf.pruner.kind == "wilcoxon"
+    checkpoint = sf.pruner.kind == "checkpoint"
 
     def objective(trial: optuna.Trial) -> float:
         attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
@@ -163,7 +171,11 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         spec = sf.match_spec(config)
         pairs: list[PairResult] = []
-        stream = runner.iter_pairs(spec, openings)
+        if checkpoint:  # each trial its own order of the same openings
+            order = trial_order(len(openings), sf.seed, trial.number)
+            stream = runner.iter_pairs(spec, [openings[i] for i in order], order)
+        else:
+            stream = runner.iter_pairs(spec, openings)
         try:
             for pair in stream:
                 pairs.append(pair)
@@ -171,22 +183,48 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                     on_pair(trial.number, pair)
                 if per_opening:
                     trial.report(pair.score, step=pair.index)
-                else:
+                else:  # the running score: what the sampler ranks a pruned trial by
                     trial.report(stats_of(pairs).score, step=len(pairs))
-                if len(pairs) < sf.pairs and trial.should_prune():
+                if len(pairs) >= sf.pairs:
+                    continue
+                if checkpoint:
+                    prune = _checkpoint_prune(trial, sf, pairs)
+                else:
+                    prune = trial.should_prune()
+                if prune:
                     _record(trial, pairs)
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
-        return _record(trial, pairs)
+        return _record(trial, pairs, keep_pairs=checkpoint)
 
     return objective
 
 
-def _record(trial: optuna.Trial, pairs: list[PairResult]) -> float:
-    stats = stats_of(sorted(pairs, key=lambda p: p.index))
+def _checkpoint_prune(trial: optuna.Trial, sf: StudyFile, pairs: list[PairResult]) -> bool:
+    """The checkpoint pruner's decision (only at a checkpoint, against the best
+    completed trial's pair scores, opening by opening)."""
+    if len(pairs) not in checkpoint_steps(sf.pairs, sf.pruner.checkpoints):
+        return False
+    try:
+        best = trial.study.best_trial
+    except ValueError:  # no completed trial yet
+        return False
+    best_scores = best.user_attrs.get(PAIR_SCORES_ATTR)
+    if not best_scores or best.number == trial.number:
+        return False
+    return should_prune({p.index: p.score for p in pairs}, dict(enumerate(best_scores)),
+                        sf.pairs, alpha=sf.pruner.alpha, margin=sf.pruner.margin,
+                        fractions=sf.pruner.checkpoints)
+
+
+def _record(trial: optuna.Trial, pairs: list[PairResult], keep_pairs: bool = False) -> float:
+    ordered = sorted(pairs, key=lambda p: p.index)
+    stats = stats_of(ordered)
     for key, value in stats.to_dict().items():
         trial.set_user_attr(key, value)
+    if keep_pairs:  # what later trials' checkpoints compare with, opening by opening
+        trial.set_user_attr(PAIR_SCORES_ATTR, [p.score for p in ordered])
     return stats.score
 
 
