@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from heurtune.cli import main
 from heurtune.engine.config import preset
@@ -14,7 +16,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match.openings import opening_hash, random_openings
 from heurtune.match.runner import MatchSpec
-from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, pair_variance, stratified_interval
+from heurtune.match.stats import ELO_PER_LOGIT, bradley_terry, pair_variance
 from heurtune.match.tournament import run_tournament
 
 
@@ -43,19 +45,48 @@ def test_bradley_terry_transitivity() -> None:
     assert ELO_PER_LOGIT == pytest.approx(173.72, abs=0.01)
 
 
-def test_stratified_interval() -> None:
-    cells = [[1.0, 0.5, 1.0, 0.5], [0.0, 0.5, 0.0, 0.5]]
-    score, lo, hi = stratified_interval(cells)
-    assert score == pytest.approx(0.5)
-    var = sum(pair_variance(c) / 4 for c in cells) / 4  # the mean of two cells
-    assert hi - score == pytest.approx(1.959964 * math.sqrt(var), rel=1e-4)
+def test_agent_intervals_account_for_shared_openings_and_self_cells_are_exact() -> None:
+    from heurtune.match.play import PairResult
+    from heurtune.match.tournament import TournamentResult
+
+    agents = [preset("isolation:ab_improved"), preset("isolation:ab_open")]
+    opponents = [preset("isolation:ab_improved"), preset("isolation:random")]
+    result = TournamentResult(agents, opponents, pairs=6, seed=0)
+
+    def cell(scores):  # type: ignore[no-untyped-def]
+        return [PairResult(index=i, opening=(), a_scores=(s, s), plies=(0, 0))
+                for i, s in enumerate(scores)]
+
+    result.cells[(0, 1)] = cell([1.0, 1.0, 0.5, 1.0, 0.5, 1.0])
+    result.cells[(1, 0)] = cell([0.5, 0.0, 0.5, 0.0, 0.5, 0.0])
+    result.cells[(1, 1)] = cell([1.0, 0.5, 1.0, 0.5, 1.0, 0.5])
+    assert result.is_self(0, 0) and not result.is_self(1, 0)
+    # agent 0: exactly 0.5 against itself, so its per-opening scores are (0.5 + x) / 2
+    assert result.opening_scores(0) == [0.75, 0.75, 0.5, 0.75, 0.5, 0.75]
+    score, lo, hi = result.agent_score(0)
+    per = np.array(result.opening_scores(0))
+    # the openings' spread, floored by the cells' pentanomial variance (as if independent)
+    floor = pair_variance([1.0, 1.0, 0.5, 1.0, 0.5, 1.0]) / 4
+    half = stats.t.ppf(0.975, 5) * math.sqrt(max(per.var(ddof=1), floor) / 6)
+    assert score == pytest.approx(per.mean()) and (lo, hi) == pytest.approx(
+        (per.mean() - half, per.mean() + half))
+    # agent 1's two cells cancel opening by opening: its per-opening score is 0.5 every
+    # time, so only the pseudo-count floor keeps its interval open
+    assert result.opening_scores(1) == [0.75, 0.25, 0.75, 0.25, 0.75, 0.25]
+    # the paired difference uses the opponents both played (here: random only)
+    d, dlo, dhi, los = result.difference(0, 1)
+    diffs = np.array([0.0, 0.5, -0.5, 0.5, -0.5, 0.5])
+    assert d == pytest.approx(diffs.mean()) and dlo < d < dhi and 0.5 < los < 1.0
+    assert "(itself)" in result.to_table() and "Paired differences" in result.to_table()
 
 
-def test_stratified_interval_sweeps_are_not_certain() -> None:
-    # two 5-pair sweeps: no spread, yet ten games per cell cannot pin the score to 1.0
-    score, lo, hi = stratified_interval([[1.0] * 5, [1.0] * 5])
-    half = 1.959964 * math.sqrt(2 * pair_variance([1.0] * 5) / 5) / 2
-    assert score == 1.0 and hi == 1.0 and lo == pytest.approx(1.0 - half) and lo < 0.91
+def test_perfect_records_are_flagged() -> None:
+    agents = [preset("isolation:ab_improved")]
+    opponents = [preset("isolation:random")]
+    result = run_tournament(agents, opponents, pairs=4, seed=1, jobs=1)
+    assert result.perfect_records() == ["isolation:ab_improved", "isolation:random"]
+    assert "perfect record" in result.to_table()
+    assert all(r["perfect_record"] for r in result.to_dict()["ratings"])
 
 
 def test_tournament_table_csv_json_and_reproducibility() -> None:

@@ -164,7 +164,7 @@ def _elo_text(score_bound: float, value: float) -> str:
         return "+inf"
     if score_bound <= 1e-12:
         return "-inf"
-    return f"{value:+.1f}"
+    return f"{value + 0.0:+.1f}"  # (+ 0.0: no "-0.0")
 
 
 def elo(score: float, games: int) -> float:
@@ -256,8 +256,8 @@ class MatchStats:
         return (
             f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games)  "
             f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
-            f"Elo {self.elo:+.1f} [{_elo_text(lo, elo_lo)}, {_elo_text(hi, elo_hi)}]  "
-            f"nElo {self.nelo:+.1f}  LOS {self.los:.1%}"
+            f"Elo {self.elo + 0.0:+.1f} [{_elo_text(lo, elo_lo)}, {_elo_text(hi, elo_hi)}]  "
+            f"nElo {self.nelo + 0.0:+.1f}  LOS {self.los:.1%}"
         )
 
     def pairs_summary(self) -> str:
@@ -265,28 +265,6 @@ class MatchStats:
         ll, ld, dd, wd, ww = self.pentanomial
         return (f"pairs: {won} won, {even} even, {lost} lost  "
                 f"(pentanomial LL {ll}, LD {ld}, DD/WL {dd}, WD {wd}, WW {ww})")
-
-
-def stratified_interval(
-    cells: Sequence[Sequence[float]], confidence: float = 0.95
-) -> tuple[float, float, float]:
-    """(score, low, high) of the mean of per-cell scores, each cell a list of pair scores.
-
-    An agent's tournament score averages cells against different opponents;
-    its variance is the sum of the cells' variances (stratified sampling), not
-    the spread of all pairs pooled, which would count the opponents'
-    differences as noise. Each cell's variance is :func:`pair_variance`'s, so a
-    10-0 sweep still has one.
-    """
-    cells = [c for c in cells if len(c)]
-    if not cells:
-        return 0.5, 0.0, 1.0
-    k = len(cells)
-    z = z_value(confidence)
-    score = sum(sum(c) / len(c) for c in cells) / k
-    var = sum(pair_variance(c) / len(c) for c in cells)
-    half = z * math.sqrt(var) / k
-    return score, max(0.0, score - half), min(1.0, score + half)
 
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)

@@ -1,17 +1,28 @@
-"""Tournaments: every agent plays every opponent over the same paired openings."""
+"""Tournaments: every agent plays every opponent over the same paired openings.
+
+Because every cell plays the same openings, an agent's results against
+different opponents, and two agents' results against the same opponent, are
+correlated through the openings. The per-agent interval therefore averages the
+agent's pair scores over its opponents *per opening* and takes the interval
+over openings, and two agents are compared opening by opening (the pairwise
+difference and LOS matrix). An agent that is also an opponent is not played
+against itself: that cell is exactly 0.5, with no variance.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Callable, Sequence
 
 from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchRunner, MatchSpec, stats_of
-from heurtune.match.stats import MatchStats, Rating, bradley_terry, stratified_interval
+from heurtune.match.stats import MatchStats, Rating, bradley_terry, pair_variance, t_value
 
 
 @dataclass
@@ -27,11 +38,71 @@ class TournamentResult:
     def cell(self, a: int, o: int) -> MatchStats:
         return stats_of(self.cells.get((a, o), []))
 
+    def is_self(self, a: int, o: int) -> bool:
+        return self.agents[a].label == self.opponents[o].label
+
+    def opening_scores(self, a: int) -> list[float]:
+        """The agent's pair score per opening, averaged over its opponents (a cell
+        against itself counts as exactly 0.5)."""
+        per: list[list[float]] = [[] for _ in range(self.pairs)]
+        for o in range(len(self.opponents)):
+            if self.is_self(a, o):
+                for row in per:
+                    row.append(0.5)
+                continue
+            for p in self.cells.get((a, o), []):
+                per[p.index].append(p.score)
+        return [sum(row) / len(row) for row in per if row]
+
     def agent_score(self, a: int) -> tuple[float, float, float]:
-        """(score, low, high) over all the agent's cells (stratified by opponent)."""
-        return stratified_interval(
-            [[p.score for p in self.cells.get((a, o), [])] for o in range(len(self.opponents))]
-        )
+        """(score, low, high) over all the agent's cells: a t interval over openings of
+        the agent's per-opening average, which accounts for the openings being shared
+        by its cells; its variance comes from the openings' spread, floored by the
+        pentanomial pseudo-count variance per cell so a perfect record has one."""
+        per = self.opening_scores(a)
+        n = len(per)
+        if n == 0:
+            return 0.5, 0.0, 1.0
+        mean = sum(per) / n
+        spread = sum((x - mean) ** 2 for x in per) / (n - 1) if n > 1 else 0.0
+        played = [o for o in range(len(self.opponents)) if not self.is_self(a, o)]
+        floor = (sum(pair_variance([p.score for p in self.cells.get((a, o), [])])
+                     for o in played) / len(self.opponents) ** 2) if played else 0.0
+        half = t_value(n) * math.sqrt(max(spread / n, floor / n))
+        return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+    def difference(self, a: int, b: int) -> tuple[float, float, float, float]:
+        """(mean, low, high, LOS) of agent ``a``'s score minus agent ``b``'s, opening
+        by opening over the opponents both played (the openings' difficulty cancels)."""
+        common = [o for o in range(len(self.opponents))
+                  if not self.is_self(a, o) and not self.is_self(b, o)]
+        diffs = []
+        for i in range(self.pairs):
+            da = [s.score for o in common for s in self.cells.get((a, o), []) if s.index == i]
+            db = [s.score for o in common for s in self.cells.get((b, o), []) if s.index == i]
+            if da and len(da) == len(db):
+                diffs.append(sum(da) / len(da) - sum(db) / len(db))
+        n = len(diffs)
+        if n < 2:
+            return 0.0, -1.0, 1.0, 0.5
+        mean = sum(diffs) / n
+        var = max(sum((d - mean) ** 2 for d in diffs) / (n - 1), 1.0 / (16 * n * len(common)))
+        se = math.sqrt(var / n)
+        half = t_value(n) * se
+        return mean, mean - half, mean + half, NormalDist().cdf(mean / se)
+
+    def perfect_records(self) -> list[str]:
+        """Participants with a perfect record (all won or all lost): their ratings
+        rest on the prior, not on the games, and are flagged."""
+        names = self.participants()
+        points = {n: [0.0, 0] for n in names}
+        for (a, o), pairs in self.cells.items():
+            st = stats_of(pairs)
+            for name, pts in ((self.agents[a].label, st.wins + 0.5 * st.draws),
+                              (self.opponents[o].label, st.losses + 0.5 * st.draws)):
+                points[name][0] += pts
+                points[name][1] += st.games
+        return [n for n, (pts, g) in points.items() if g and pts in (0.0, float(g))]
 
     def agent_totals(self, a: int) -> MatchStats:
         return stats_of([p for o in range(len(self.opponents)) for p in self.cells.get((a, o), [])])
@@ -67,10 +138,20 @@ class TournamentResult:
             agents.append({"agent": agent.label, "wins": t.wins, "draws": t.draws,
                            "losses": t.losses, "games": t.games, "score": score,
                            "score_ci": [lo, hi]})
-        ratings = [{"name": r.name, "games": r.games, "elo": r.elo, "elo_ci": list(r.elo_ci)}
+        perfect = self.perfect_records()
+        ratings = [{"name": r.name, "games": r.games, "elo": r.elo, "elo_ci": list(r.elo_ci),
+                    "perfect_record": r.name in perfect}
                    for r in self.ratings()]
+        differences = []
+        for a in range(len(self.agents)):
+            for b in range(len(self.agents)):
+                if a != b:
+                    d, lo, hi, los = self.difference(a, b)
+                    differences.append({"agent": self.agents[a].label,
+                                        "other": self.agents[b].label, "difference": d,
+                                        "difference_ci": [lo, hi], "los": los})
         return {"pairs": self.pairs, "seed": self.seed, "cells": cells, "agents": agents,
-                "ratings": ratings}
+                "differences": differences, "ratings": ratings}
 
     def to_csv(self) -> str:
         buf = io.StringIO()
@@ -99,6 +180,9 @@ class TournamentResult:
         for o, name in enumerate(opp_names):
             row = f"{o + 1:>7}  {name:<{ow}}"
             for a in range(len(self.agents)):
+                if self.is_self(a, o):
+                    row += f"  {'(itself)':^{cw}}"
+                    continue
                 st = self.cell(a, o)
                 won = st.wins + 0.5 * st.draws
                 lost = st.losses + 0.5 * st.draws
@@ -115,11 +199,26 @@ class TournamentResult:
             t = self.agent_totals(a)
             lines.append(f"  {name:<{cw}}  {score:.3f} [{lo:.3f}, {hi:.3f}]  "
                          f"+{t.wins} ={t.draws} -{t.losses}")
+        if len(self.agents) > 1:
+            lines.append("")
+            lines.append("Paired differences (row minus column, same openings; LOS in %):")
+            lines.append(f"  {'':<{cw}}" + "".join(f"  {n:>{cw}}" for n in short))
+            for a, name in enumerate(short):
+                row = f"  {name:<{cw}}"
+                for b in range(len(self.agents)):
+                    if a == b:
+                        row += f"  {'-':>{cw}}"
+                        continue
+                    d, _lo, _hi, los = self.difference(a, b)
+                    row += f"  {f'{d:+.3f} ({100 * los:.0f})':>{cw}}"
+                lines.append(row)
         lines.append("")
         lines.append("Ratings (Bradley-Terry Elo, mean 0, 95% interval):")
+        perfect = self.perfect_records()
         for r in sorted(self.ratings(), key=lambda r: -r.elo):
+            flag = "  (perfect record: the rating rests on the prior)" if r.name in perfect else ""
             lines.append(f"  {_short(r.name):<{max(ow, cw)}}  {r.elo:+8.1f} "
-                         f"[{r.elo_ci[0]:+8.1f}, {r.elo_ci[1]:+8.1f}]  {r.games} games")
+                         f"[{r.elo_ci[0]:+8.1f}, {r.elo_ci[1]:+8.1f}]  {r.games} games{flag}")
         return "\n".join(lines)
 
 
@@ -154,6 +253,8 @@ def run_tournament(
                 spec = MatchSpec(agent, opp, pairs, seed, opening_plies)
                 if openings is None:
                     openings = spec.openings()
+                if agent.label == opp.label:  # itself: exactly 0.5 by construction
+                    continue
                 cell: list[PairResult] = []
                 for pair in runner.iter_pairs(spec, openings):
                     cell.append(pair)
