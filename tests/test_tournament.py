@@ -164,3 +164,23 @@ def test_random_mover_is_legal_and_seeded() -> None:
 def test_perft_isolation_cli(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["perft", "isolation", "4"]) == 0
     assert capsys.readouterr().out == "52672\n"
+
+
+def test_bradley_terry_sandwich_intervals_group_the_games_of_an_opening() -> None:
+    """Two players, 400 pairs, each pair split (one win each) or a sweep: grouped by
+    pair, the interval reflects the pairs' spread; games as independent overstate it.
+    For one pair of players the sandwich is the pair-score interval mapped to Elo."""
+    rng = np.random.default_rng(3)
+    pair_points = rng.choice([1.0, 2.0, 2.0, 1.0, 1.0, 0.0, 1.0, 1.0], size=400)  # many splits
+    records = [(0, 1, float(x), 2) for x in pair_points]
+    plain = bradley_terry(["A", "B"], records)
+    grouped = bradley_terry(["A", "B"], records, groups=list(range(400)))
+    assert plain[0].elo == pytest.approx(grouped[0].elo)
+    width = grouped[0].elo_ci[1] - grouped[0].elo_ci[0]
+    assert width < plain[0].elo_ci[1] - plain[0].elo_ci[0]
+    # delta method: Elo = 400 log10(s / (1 - s)) over the pair score s = x / 2;
+    # a rating difference of d has each centred rating at +-d/2
+    s = pair_points.mean() / 2
+    se_s = (pair_points / 2).std(ddof=0) / math.sqrt(400)
+    se_diff = ELO_PER_LOGIT * se_s / (s * (1 - s))
+    assert width / 2 == pytest.approx(1.959964 * se_diff / 2, rel=0.02)

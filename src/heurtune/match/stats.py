@@ -283,14 +283,21 @@ def bradley_terry(
     results: Sequence[tuple[int, int, float, int]],
     confidence: float = 0.95,
     prior_elo: float = 1500.0,
+    groups: Sequence[int] | None = None,
 ) -> list[Rating]:
     """Elo ratings of all participants from a Bradley-Terry fit, with intervals.
 
     ``results`` holds ``(i, j, points_of_i, games)`` records (draws are half
     points). The ratings maximise the likelihood under a weak N(0, prior_elo)
     prior, which keeps a perfect record finite (its interval then shows how
-    little the games say). Intervals come from the inverse Hessian; ratings are
-    centred on their mean.
+    little the games say). Ratings are centred on their mean. Intervals come from
+    the inverse Hessian, which treats every game as independent; with ``groups``
+    (one label per record: the opening, in a tournament) they come from the
+    sandwich covariance ``H^-1 B H^-1``, B summing the score vectors of each
+    group, which accounts for the games of an opening being correlated (a pair
+    with colours swapped usually makes them anti-correlated, and the interval
+    narrower). A participant with a perfect record keeps the Hessian's interval:
+    its residuals say nothing about its spread.
     """
     import numpy as np
 
@@ -315,9 +322,24 @@ def bradley_terry(
             break
     p = 1.0 / (1.0 + np.exp(-(r[:, None] - r[None, :])))
     w = games * p * (1.0 - p)
-    cov = np.linalg.inv(np.diag(w.sum(axis=1)) - w + inv_var * np.eye(n))
+    inv_h = np.linalg.inv(np.diag(w.sum(axis=1)) - w + inv_var * np.eye(n))
     centre = np.eye(n) - np.full((n, n), 1.0 / n)
-    cov = centre @ cov @ centre
+    cov = centre @ inv_h @ centre
+    if groups is not None:
+        scores: dict[int, np.ndarray] = {}
+        for (i, j, pts, g), label in zip(results, groups):
+            u = scores.setdefault(label, np.zeros(n))
+            residual = pts - g * p[i, j]
+            u[i] += residual
+            u[j] -= residual
+        meat = sum((np.outer(u, u) for u in scores.values()), np.zeros((n, n)))
+        sandwich = centre @ inv_h @ meat @ inv_h @ centre
+        won = points.sum(axis=1)
+        played = games.sum(axis=1)
+        perfect = (won <= 0.0) | (won >= played)
+        for k in range(n):
+            if not perfect[k]:
+                cov[k, k] = sandwich[k, k]
     r = r - r.mean()
     z = z_value(confidence)
     out = []

@@ -115,14 +115,19 @@ class TournamentResult:
         return names
 
     def ratings(self) -> list[Rating]:
+        """Bradley-Terry ratings of all participants, intervals grouped by opening
+        (the games of an opening, in every cell, are correlated)."""
         names = self.participants()
-        records = []
+        records: list[tuple[int, int, float, int]] = []
+        groups: list[int] = []
         for (a, o), pairs in self.cells.items():
-            st = stats_of(pairs)
             i, j = names.index(self.agents[a].label), names.index(self.opponents[o].label)
-            if i != j:
-                records.append((i, j, st.wins + 0.5 * st.draws, st.games))
-        return bradley_terry(names, records)
+            if i == j:
+                continue
+            for p in pairs:
+                records.append((i, j, p.a_scores[0] + p.a_scores[1], 2))
+                groups.append(p.index)
+        return bradley_terry(names, records, groups=groups)
 
     # -- output ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
