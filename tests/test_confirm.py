@@ -186,3 +186,27 @@ def test_confirm_errors(tmp_path, capsys) -> None:  # type: ignore[no-untyped-de
     optuna.create_study(study_name="foreign", storage=url).optimize(lambda t: 1.0, n_trials=1)
     code, _, err = cli(capsys, "confirm", "foreign", "--storage", url)
     assert code == 2 and "not created by heurtune tune" in err
+
+
+def test_a_study_may_play_every_opening_class_and_confirm_on_longer_openings(
+        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    sf = tmp_path / "all.toml"
+    sf.write_text(STUDY.format(confirm="").replace("pairs = 6", 'pairs = "all"')
+                  .replace("opening_plies = 3", "opening_plies = 2")
+                  .replace("trials = 5", "trials = 2").replace("depth = 2", "depth = 1"))
+    study_file = load_study_file(sf)
+    assert study_file.pairs == 315 and study_file.setup()["openings"] == "all"
+    openings = study_file.match_spec().openings()
+    kernel = get_game("isolation")
+    rules = kernel.resolve_rules({})
+    assert len({min(opening_images(kernel, rules, op)) for op in openings}) == 315
+    url = f"sqlite:///{tmp_path / 'all.db'}"
+    assert cli(capsys, "tune", str(sf), "--storage", url)[0] == 0
+    trial = optuna.load_study(study_name="c", storage=url).trials[0]
+    assert trial.user_attrs["games"] == 630
+    # every two-ply class was tuned on: a confirmation needs longer openings
+    code, _, err = cli(capsys, "confirm", "c", "--storage", url, "--pairs", "5")
+    assert code == 2 and "openings" in err and err.count("\n") == 1
+    code, _, err = cli(capsys, "confirm", "c", "--storage", url, "--pairs", "5",
+                       "--opening-plies", "3")
+    assert code == 0, err

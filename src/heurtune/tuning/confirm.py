@@ -51,7 +51,8 @@ def _tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConf
     """The match every trial of the study played (its openings are the ones to avoid)."""
     return MatchSpec(base, opponent, int(setup["pairs"]), int(setup["seed"]),
                      int(setup["opening_plies"]),
-                     by_symmetry=setup.get("distinct_openings", "position") == "symmetry")
+                     by_symmetry=setup.get("distinct_openings", "position") == "symmetry",
+                     every_class=setup.get("openings") == "all")
 
 
 def _is_baseline(trial: FrozenTrial) -> bool:

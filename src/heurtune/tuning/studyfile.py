@@ -7,7 +7,8 @@ Example (``studies/morris.toml``)::
     game = "morris"
     opponent = "morris:seed"  # preset or engine configuration file
     trials = 12               # total finished trials the study should reach
-    pairs = 8                 # opening pairs (2 games each) per trial
+    pairs = 8                 # opening pairs (2 games each) per trial ("all": one
+    #                         # opening of every symmetry class, where they are few)
     seed = 42                 # openings, sampler and tie-breaks
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc
     # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
@@ -148,13 +149,15 @@ class StudyFile:
     sampler_seeding: str = "per-trial"
     distinct_openings: str = "symmetry"
     confirm: ConfirmOptions | None = None  # the [confirm] section: confirm at the end of tune
+    every_class: bool = False  # pairs = "all": one opening of every symmetry class
 
     def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
         """The match each trial plays (``engine``: the trial's; default the baseline).
         Its openings are the study's: the same for every trial, and what
         ``match --exclude-study`` leaves out."""
         return MatchSpec(engine or self.base, self.opponent, self.pairs, self.seed,
-                         self.opening_plies, by_symmetry=self.distinct_openings == "symmetry")
+                         self.opening_plies, by_symmetry=self.distinct_openings == "symmetry",
+                         every_class=self.every_class)
 
     @property
     def objective_name(self) -> str:
@@ -174,6 +177,7 @@ class StudyFile:
                if self.sampler_seeding != "per-study" else {}),
             **({"distinct_openings": self.distinct_openings}
                if self.distinct_openings != "position" else {}),
+            **({"openings": "all"} if self.every_class else {}),
         }
 
 
@@ -253,13 +257,25 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     if dict(opponent.rules) != dict(base.rules):
         raise HeurtuneError(f"{w}: the opponent and [engine.rules] disagree on the rules")
     trials = _typed(study.get("trials", 20), int, f"{w}: trials")
-    pairs = _typed(study.get("pairs", 8), int, f"{w}: pairs")
+    every_class = study.get("pairs") == "all"
+    pairs = 1 if every_class else _typed(study.get("pairs", 8), int, f"{w}: pairs")
     jobs = _typed(study.get("jobs", 1), int, f"{w}: jobs")
     plies = _typed(study.get("opening_plies", kernel.opening_plies), int, f"{w}: opening_plies")
     for key, value, low in (("trials", trials, 1), ("pairs", pairs, 1), ("jobs", jobs, 1),
                             ("opening_plies", plies, 0)):
         if value < low:
             raise HeurtuneError(f"{w}: {key} must be at least {low}, got {value}")
+    if every_class:  # one opening of every symmetry class, each trial all of them
+        from heurtune.match.openings import opening_classes
+
+        if plies > 64:
+            raise HeurtuneError(f"{w}: opening_plies must be at most 64, got {plies}")
+        try:
+            pairs = len(opening_classes(kernel, base.rules, plies))
+        except HeurtuneError as exc:
+            raise HeurtuneError(f"{w}: pairs = \"all\": {exc}") from None
+        if pairs == 0:
+            raise HeurtuneError(f"{w}: pairs = \"all\": no {plies}-ply opening to play")
     sampler = _typed(study.get("sampler", "tpe"), str, f"{w}: sampler")
     if sampler not in SAMPLERS:
         raise HeurtuneError(f"{w}: unknown sampler {sampler!r} (known: {', '.join(SAMPLERS)})")
@@ -322,6 +338,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
+        every_class=every_class,
     )
 
 
