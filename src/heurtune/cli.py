@@ -581,8 +581,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"
-        print(f"heurtune: {what} (a running trial is marked failed; finished trials are "
-              "stored; the same command resumes)", file=sys.stderr)
+        detail = (" (a running trial is marked failed; finished trials are stored; the same "
+                  "command resumes)" if args.func is cmd_tune else "")
+        print(f"heurtune: {what}{detail}", file=sys.stderr)
         return 143 if isinstance(exc, Terminated) else 130
     except BrokenPipeError:  # output piped into `head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
