@@ -213,3 +213,36 @@ def test_sprt_rejects_bad_bounds() -> None:
         Sprt(5.0, 5.0)
     with pytest.raises(HeurtuneError):
         Sprt(5.0, 0.0)
+
+
+def test_normalized_sprt_turns_nelo_bounds_into_scores_with_the_observed_spread() -> None:
+    counts = [10, 20, 40, 20, 10]
+    sprt = Sprt(0.0, 20.0, model="normalized")
+    probs = np.array(counts) / sum(counts)
+    v = np.array(PAIR_VALUES)
+    sigma = math.sqrt(2 * float(probs @ (v - probs @ v) ** 2))
+    s0, s1 = sprt.scores(list(probs))
+    assert s0 == pytest.approx(0.5) and s1 == pytest.approx(0.5 + 20 / (800 / math.log(10)) * sigma)
+    # the same LLR as a logistic test whose bounds give those scores
+    elo1 = -400 * math.log10(1 / s1 - 1)
+    assert sprt.llr(counts) == pytest.approx(Sprt(0.0, elo1).llr(counts), rel=1e-9)
+
+
+def test_normalized_sprt_error_rates_by_simulation() -> None:
+    rng = np.random.default_rng(8)
+    sprt = Sprt(0.0, 80.0, model="normalized")
+    probs_h0 = _pentanomial_of(0.5, 0.3)
+    sigma = math.sqrt(2 * float(probs_h0 @ (np.array(PAIR_VALUES) - 0.5) ** 2))
+    probs_h1 = _pentanomial_of(0.5 + 80 / (800 / math.log(10)) * sigma, 0.3)
+    for probs, wrong in ((probs_h0, "H1"), (probs_h1, "H0")):
+        errors = 0
+        runs = 120
+        for _ in range(runs):
+            counts = [0] * 5
+            verdict = None
+            while verdict is None:
+                for k in rng.choice(5, size=4, p=probs):
+                    counts[k] += 1
+                verdict = sprt.verdict(sprt.llr(counts))
+            errors += verdict == wrong
+        assert errors / runs <= 0.12, (wrong, errors)

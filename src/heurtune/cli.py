@@ -103,7 +103,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     from heurtune.match.stats import Sprt
 
     pairs = _pairs_arg(args.pairs)
-    sprt = Sprt(*_elo_pair(args.sprt)) if args.sprt else None
+    sprt = Sprt(*_elo_pair(args.sprt), model=args.sprt_elo) if args.sprt else None
     if sprt is None and pairs is None:
         raise HeurtuneError("match needs --pairs N (or all), or --sprt ELO0,ELO1")
     if sprt is not None and pairs is not None:
@@ -143,7 +143,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     if sprt is None:
         head = f"{a.label} vs {b.label}: {what}{count} opening pairs, seed {args.seed}{fresh}"
     else:
-        head = (f"{a.label} vs {b.label}: SPRT elo0 {sprt.elo0:g}, elo1 {sprt.elo1:g} "
+        unit = "nElo" if sprt.model == "normalized" else "Elo"
+        head = (f"{a.label} vs {b.label}: SPRT {unit} [{sprt.elo0:g}, {sprt.elo1:g}] "
                 f"(alpha {sprt.alpha:g}, beta {sprt.beta:g}), at most {count} pairs, "
                 f"seed {args.seed}{fresh}")
     if not args.json:
@@ -474,6 +475,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-pairs", type=int, default=None,
                    help=f"with --sprt: stop without a verdict after this many pairs "
                         f"(default {DEFAULT_MAX_PAIRS})")
+    s.add_argument("--sprt-elo", choices=("logistic", "normalized"), default="logistic",
+                   help="what --sprt's bounds are: logistic Elo (default) or normalised Elo")
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--jobs", type=int, default=1, help="worker processes")
     s.add_argument("--opening-plies", type=int, default=None)

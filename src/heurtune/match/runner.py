@@ -127,7 +127,8 @@ class SprtOutcome:
         return f"SPRT: {self.verdict} accepted after {self.pairs} pairs, {where}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha,
+        return {"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "model": self.sprt.model,
+                "alpha": self.sprt.alpha,
                 "beta": self.sprt.beta, "bounds": list(self.sprt.bounds), "llr": self.llr,
                 "verdict": self.verdict, "pairs": self.pairs}
 

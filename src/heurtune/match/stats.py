@@ -114,16 +114,23 @@ def _mle_with_mean(probs: Sequence[float], target: float) -> list[float]:
 
 @dataclass(frozen=True)
 class Sprt:
-    """A pentanomial generalised SPRT on logistic Elo (fishtest's): H0 says the
-    first engine is ``elo0`` stronger, H1 ``elo1``. The log-likelihood ratio of
-    the pair outcomes under the two maximum-likelihood distributions whose
-    expected scores are those Elo differences is compared with the bounds
-    ln(beta / (1 - alpha)) and ln((1 - beta) / alpha)."""
+    """A pentanomial generalised SPRT (fishtest's): H0 says the first engine is
+    ``elo0`` stronger, H1 ``elo1``. The log-likelihood ratio of the pair outcomes
+    under the two maximum-likelihood distributions whose expected scores are
+    those Elo differences is compared with the bounds ln(beta / (1 - alpha))
+    and ln((1 - beta) / alpha).
+
+    ``model = "logistic"``: the bounds are logistic Elo. ``"normalized"``: they
+    are normalised Elo, turned into expected scores with the spread observed so
+    far (0.5 + nElo / (800 / ln 10) * sigma, sigma the per-game deviation
+    implied by the pairs); an approximation of fishtest's normalised SPRT, which
+    maximises the likelihood under a t-value constraint instead."""
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "logistic"
 
     def __post_init__(self) -> None:
         from heurtune.errors import HeurtuneError
@@ -132,6 +139,8 @@ class Sprt:
             raise HeurtuneError(f"SPRT needs elo0 < elo1, got {self.elo0:g}, {self.elo1:g}")
         if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
             raise HeurtuneError("SPRT alpha and beta must be in (0, 0.5)")
+        if self.model not in ("logistic", "normalized"):
+            raise HeurtuneError(f"SPRT Elo model must be logistic or normalized, got {self.model!r}")
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -144,9 +153,24 @@ class Sprt:
         regular = [max(float(c), 1e-3) for c in counts]  # fishtest's regularisation
         n = sum(regular)
         probs = [c / n for c in regular]
-        p0 = _mle_with_mean(probs, logistic_score(self.elo0))
-        p1 = _mle_with_mean(probs, logistic_score(self.elo1))
+        s0, s1 = self.scores(probs)
+        p0 = _mle_with_mean(probs, s0)
+        p1 = _mle_with_mean(probs, s1)
         return n * sum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1))
+
+    def scores(self, probs: Sequence[float]) -> tuple[float, float]:
+        """The expected pair scores of H0 and H1 (given the outcome frequencies, for
+        the normalised model)."""
+        if self.model == "logistic":
+            return logistic_score(self.elo0), logistic_score(self.elo1)
+        mean = sum(p * v for p, v in zip(probs, PAIR_VALUES))
+        sigma = math.sqrt(2.0 * sum(p * (v - mean) ** 2 for p, v in zip(probs, PAIR_VALUES)))
+
+        def clamp(x: float) -> float:  # strictly inside the pair scores' range
+            return min(max(x, 1e-4), 1.0 - 1e-4)
+
+        return (clamp(0.5 + self.elo0 / NELO_PER_T * sigma),
+                clamp(0.5 + self.elo1 / NELO_PER_T * sigma))
 
     def verdict(self, llr: float) -> str | None:
         """"H0" or "H1" once the LLR leaves its bounds, else None."""
