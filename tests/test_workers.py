@@ -236,3 +236,28 @@ def test_a_grace_period_shorter_than_two_heartbeats_is_refused(tmp_path, monkeyp
     with pytest.raises(HeurtuneError, match="at least twice"):
         open_storage(f"sqlite:///{tmp_path / 'g.db'}")
     assert not (tmp_path / "g.db").exists()
+
+
+def test_an_interrupt_outside_the_pair_wait_is_held_until_it_is_safe() -> None:
+    """Ctrl-C while Optuna creates or records a trial would leave it RUNNING: the
+    guard holds it and raises it where the objective waits for a pair."""
+    from heurtune.tuning.tune import _InterruptsInObjective
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _InterruptsInObjective() as guard:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # delivered, and held
+                assert guard.pending is not None
+                guard.enter()  # the objective waits for a pair: it lands here
+        with _InterruptsInObjective() as guard:  # nothing pending: nothing raised
+            guard.enter()
+            guard.leave()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+        ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with _InterruptsInObjective():  # an ignored signal stays ignored
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        signal.signal(signal.SIGINT, ignored)
+    finally:
+        signal.signal(signal.SIGINT, previous)

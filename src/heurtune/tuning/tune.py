@@ -36,9 +36,12 @@ Many workers may run the same command on one study (one machine or several):
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from types import FrameType
+from typing import Any, Callable, Iterator, Sequence
 
 import optuna
 from optuna.distributions import BaseDistribution
@@ -50,8 +53,8 @@ from heurtune.match.play import PairResult, mix_seed
 from heurtune.match.runner import MatchRunner, stats_of
 from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
-from heurtune.tuning.storage import open_storage
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
+from heurtune.tuning.storage import open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
 
 SETUP_ATTR = "heurtune_setup"
@@ -154,11 +157,84 @@ def _step_aside_if_surplus(trial: optuna.Trial, target: int) -> None:
         raise SurplusTrial(f"trial {trial.number}: the target of {target} trials is taken")
 
 
+class _InterruptsInObjective:
+    """Ctrl-C and SIGTERM take effect only while the objective waits for its next
+    pair (Optuna then marks the running trial failed), or between trials. One
+    that arrives while Optuna creates a trial (already RUNNING in the storage,
+    the objective not yet called), while a result is written, or while the
+    trial is told, is held until then: an interrupt inside the storage's own
+    code could leave a trial RUNNING or a connection half-used. Signals the
+    process ignores stay ignored; off the main thread nothing changes."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.pending: tuple[int, FrameType | None] | None = None
+        self._saved: dict[int, Callable[[int, FrameType | None], Any]] = {}
+
+    def __enter__(self) -> _InterruptsInObjective:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                handler = signal.getsignal(sig)
+                if callable(handler):  # a Python handler that raises (Ctrl-C, the CLI's SIGTERM)
+                    self._saved[sig] = handler
+                    signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.inside:
+            self._saved[signum](signum, frame)
+        elif self.pending is None:
+            self.pending = (signum, frame)
+
+    def enter(self) -> None:
+        """The objective waits for a pair: raise a held interrupt now, inside it."""
+        self.inside = True
+        self._fire()
+
+    def leave(self) -> None:
+        self.inside = False
+
+    def check(self) -> None:
+        """Between trials: raise a held interrupt (no trial of ours is running)."""
+        self._fire()
+
+    def _fire(self) -> None:
+        if self.pending is not None:
+            signum, frame = self.pending
+            self.pending = None
+            self._saved[signum](signum, frame)
+
+    def __exit__(self, kind: type | None, *_: object) -> None:
+        for sig, handler in self._saved.items():
+            signal.signal(sig, handler)
+        if kind is None:
+            self._fire()  # the trial is told: now stop
+        self._saved = {}
+
+
 def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...]],
                on_pair: Callable[[int, PairResult], None] | None,
-               target: int) -> Callable[[optuna.Trial], float]:
+               target: int, guard: _InterruptsInObjective | None = None,
+               ) -> Callable[[optuna.Trial], float]:
     per_opening = sf.pruner.kind == "wilcoxon"
     checkpoint = sf.pruner.kind == "checkpoint"
+
+    def waiting(stream: Iterator[PairResult]) -> Iterator[PairResult]:
+        """The pairs as they come; an interrupt lands only while waiting for the
+        next one (never in the middle of a storage write)."""
+        while True:
+            if guard is not None:
+                guard.enter()
+            try:
+                pair = next(stream)
+            except StopIteration:
+                return
+            finally:
+                if guard is not None:
+                    guard.leave()
+            yield pair
 
     def objective(trial: optuna.Trial) -> float:
         attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
@@ -177,7 +253,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         else:
             stream = runner.iter_pairs(spec, openings)
         try:
-            for pair in stream:
+            for pair in waiting(stream):
                 pairs.append(pair)
                 if on_pair is not None:
                     on_pair(trial.number, pair)
@@ -285,9 +361,10 @@ def tune(
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:
             callbacks.append(lambda _s, t: None if t.user_attrs.get("surplus") else on_trial(t))
-        with MatchRunner(workers) as runner:
-            objective = _objective(sf, runner, openings, on_pair, target)
+        with MatchRunner(workers) as runner, _InterruptsInObjective() as guard:
+            objective = _objective(sf, runner, openings, on_pair, target, guard)
             while _wanted(study, target):
+                guard.check()
                 with _quiet_interrupts(), _as_heurtune_errors():
                     study.optimize(objective, n_trials=1, callbacks=callbacks,
                                    catch=(SurplusTrial,))
