@@ -31,7 +31,11 @@ from heurtune.games import ONGOING, game_names, get_game
 GAMES = game_names()
 RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
          "isolation": [{}],
-         "gomoku": [{}, {"size": 7, "exact_five": 1}]}
+         "gomoku": [{}, {"size": 7, "exact_five": 1}],
+         # random Halma games only end at the ply limit (tests/test_halma.py plays
+         # greedy games to real wins); short limits keep the suite fast
+         "halma": [{"max_plies": 120}, {"chain_jumps": 0, "camp_rule": 1, "max_plies": 60,
+                                        "adjudicate": 0}]}
 
 
 def test_every_game_declares_what_the_suite_checks() -> None:

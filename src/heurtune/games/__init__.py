@@ -7,6 +7,7 @@ from heurtune.games.base import DRAW, LOSS, ONGOING, WIN, GameKernel, RuleOption
 
 _MODULES = {
     "gomoku": "heurtune.games.gomoku",
+    "halma": "heurtune.games.halma",
     "isolation": "heurtune.games.isolation",
     "morris": "heurtune.games.morris",
 }

@@ -1,0 +1,163 @@
+"""Halma: the kernel against the plain-Python reference (tests/reference_halma.py,
+written apart from it), perft, notation, symmetry and the seed's distance heuristic."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from reference_halma import RefHalma, camp_greedy_move, cell_name, move_name
+from heurtune.cli import main
+from heurtune.engine.heuristic import heuristics
+from heurtune.games import DRAW, LOSS, ONGOING, WIN, get_game
+from heurtune.games.halma import BOARD, SYMMETRIES
+from heurtune.games.perft import perft
+
+HALMA = get_game("halma")
+
+
+def test_perft_from_the_start() -> None:
+    state = HALMA.new_state()
+    assert [perft(HALMA, d, state) for d in (1, 2, 3)] == [40, 1600, 85440]
+    single = HALMA.new_state({"chain_jumps": 0})
+    assert perft(HALMA, 3, single) == 77000  # the seed's generator: single jumps only
+
+
+def _kernel_moves(state: np.ndarray) -> set[tuple[int, int]]:
+    return {(m & 255, (m >> 8) & 255) for m in HALMA.legal_moves(state)}
+
+
+def _kernel_result(state: np.ndarray) -> str:
+    code = int(HALMA.outcome(state))
+    stm = int(HALMA.side_to_move(state))
+    return {ONGOING: "ongoing", DRAW: "draw", WIN: f"win{stm}", LOSS: f"win{1 - stm}"}[code]
+
+
+def _encode(move: tuple[int, int]) -> int:
+    return move[0] | move[1] << 8
+
+
+def _agree(rules: dict[str, int], choose, seed: int) -> str:  # type: ignore[no-untyped-def]
+    """Play one game on both, checking moves, board and result at every ply."""
+    ref = RefHalma(**rules)
+    state = HALMA.new_state(rules)
+    rng = random.Random(seed)
+    while True:
+        result = ref.result()
+        assert _kernel_result(state) == result, (rules, seed, ref.ply)
+        board = [int(v) - 1 for v in state[BOARD:BOARD + 256]]
+        assert board == ref.board
+        if result != "ongoing":
+            return result
+        moves = ref.legal_moves()
+        assert _kernel_moves(state) == moves, (rules, seed, ref.ply)
+        move = choose(ref, rng)
+        ref.play(move)
+        HALMA.make_move(state, _encode(move))
+
+
+def _random(ref: RefHalma, rng: random.Random) -> tuple[int, int]:
+    return rng.choice(sorted(ref.legal_moves()))
+
+
+@pytest.mark.parametrize("rules", [{"max_plies": 150}, {"chain_jumps": 0, "max_plies": 150},
+                                   {"camp_rule": 1, "max_plies": 100, "adjudicate": 0}])
+def test_random_games_agree_with_the_reference(rules: dict[str, int]) -> None:
+    results = {_agree(rules, _random, seed) for seed in range(3)}
+    assert results <= {"win0", "win1", "draw"}
+
+
+def test_greedy_games_reach_real_wins_on_both_camp_rules() -> None:
+    """Camp-filling wins, the blocked camp that only camp_rule 1 resolves, and the
+    ply-limit adjudication all occur (the reference's greedy mover drives them)."""
+    seen = []
+    for rules, seed in (({}, 1), ({}, 2), ({"camp_rule": 1}, 0), ({}, 0)):
+        seen.append((rules.get("camp_rule", 0), seed, _agree(rules, camp_greedy_move, seed)))
+    assert ("win1" in {r for _, _, r in seen}) and ("win0" in {r for _, _, r in seen})
+    by_key = {(c, s): r for c, s, r in seen}
+    assert by_key[(1, 0)] == "win0"  # seed 0 blocks player 0's camp for good under rule 0 ...
+    blocked = RefHalma()
+    rng = random.Random(0)
+    while blocked.result() == "ongoing":
+        blocked.play(camp_greedy_move(blocked, rng))
+    assert blocked.ply == 1000  # ... so that game only ends at the ply limit
+
+
+def test_notation_matches_the_reference() -> None:
+    state = HALMA.new_state()
+    for m in HALMA.legal_moves(state):
+        frm, to = m & 255, (m >> 8) & 255
+        assert HALMA.move_to_str(m) == move_name((frm, to))
+        assert HALMA.parse_move(state, move_name((frm, to))) == m
+    assert cell_name(0) == "a1" and cell_name(255) == "p16"
+    assert {"e1-f1", "c3-d4"} <= {HALMA.move_to_str(m) for m in HALMA.legal_moves(state)}
+
+
+def test_the_diagonal_mirror_is_a_symmetry() -> None:
+    rng = random.Random(4)
+    perm = SYMMETRIES[1]
+    for _ in range(10):
+        ref = RefHalma(max_plies=400)
+        state = HALMA.new_state()
+        mirror = HALMA.new_state()
+        for _ in range(rng.randrange(1, 30)):
+            move = _random(ref, rng)
+            ref.play(move)
+            HALMA.make_move(state, _encode(move))
+            image = (perm[move[0]], perm[move[1]])
+            assert _encode(image) in HALMA.legal_moves(mirror)
+            HALMA.make_move(mirror, _encode(image))
+        assert set(HALMA.symmetry_hashes(state)) == {int(state[2]), int(mirror[2])}
+
+
+def _seed_distance(board: list[int], player: int) -> float:
+    """The seed's distance_heuristic, transcribed: its player 1 is our player 0
+    (target (15, 15)), its board[x][y] is our (row x, col y)."""
+    target = (15, 15) if player == 0 else (0, 0)
+    dead = (12, 12) if player == 0 else (3, 3)
+    golden = ({(11, 15), (11, 14), (13, 13), (15, 11), (14, 11)} if player == 0
+              else {(0, 4), (1, 4), (2, 2), (4, 0), (4, 1)})
+    score = 0.0
+    for x in range(16):
+        for y in range(16):
+            if board[x * 16 + y] == player:
+                dx, dy = x - target[0], y - target[1]
+                distance = math.sqrt(dx * dx + dy * dy)
+                score += 22 - distance
+                if distance <= 4:
+                    score += 5
+                if (x, y) == dead:
+                    score -= 20
+                if (x, y) in golden:
+                    score += 15
+    return score
+
+
+def test_distance_reproduces_the_seed_on_random_positions() -> None:
+    h = heuristics("halma")["distance"]
+    params = h.to_array({})
+    rng = random.Random(9)
+    checked = 0
+    for seed in range(4):
+        ref = RefHalma()
+        state = HALMA.new_state()
+        while ref.result() == "ongoing" and ref.ply < 200:
+            move = camp_greedy_move(ref, rng) if seed % 2 else _random(ref, rng)
+            ref.play(move)
+            HALMA.make_move(state, _encode(move))
+            if ref.ply % 5 == 0:
+                for player in (0, 1):
+                    got = h.evaluate(state, params, player)
+                    assert got == pytest.approx(_seed_distance(ref.board, player), abs=1e-9)
+                    checked += 1
+    assert checked > 100
+
+
+def test_cli_perft_and_a_match(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["perft", "halma", "2"]) == 0
+    assert capsys.readouterr().out.strip() == "1600"
+    assert main(["perft", "halma", "1", "--rule", "chain_jumps=2"]) == 2
+    assert "chain_jumps" in capsys.readouterr().err
