@@ -136,8 +136,96 @@ def _seed_distance(board: list[int], player: int) -> float:
     return score
 
 
-def test_distance_reproduces_the_seed_on_random_positions() -> None:
-    h = heuristics("halma")["distance"]
+# The seed's tables, as its code writes them for its player 1 (our player 0) and
+# player 2 (our player 1), in its (x, y) = our (row, col).
+SEED_EDGES = ({(11, 14): 9, (11, 15): 4, (12, 15): 4, (13, 15): 5, (14, 15): 6, (15, 15): 10,
+               (15, 14): 6, (15, 13): 5, (15, 12): 4, (15, 11): 4, (14, 11): 9},
+              {(1, 0): 6, (2, 0): 5, (3, 0): 4, (4, 0): 4, (4, 1): 9, (0, 0): 10, (0, 1): 6,
+               (0, 2): 5, (0, 3): 4, (0, 4): 4, (1, 4): 9})
+SEED_HOME = ({(0, 0): 10, (0, 1): 8, (0, 2): 6, (0, 3): 4, (0, 4): 2, (1, 0): 8, (1, 1): 6,
+              (1, 2): 4, (1, 3): 2, (1, 4): 1, (2, 0): 6, (2, 1): 4, (2, 2): 2, (2, 3): 1,
+              (3, 0): 4, (3, 1): 2, (3, 2): 1, (4, 0): 2, (4, 1): 1},
+             {(11, 14): 1, (11, 15): 2, (12, 13): 1, (12, 14): 2, (12, 15): 4, (13, 12): 1,
+              (13, 13): 2, (13, 14): 4, (13, 15): 6, (14, 11): 1, (14, 12): 2, (14, 13): 4,
+              (14, 14): 6, (14, 15): 8, (15, 11): 2, (15, 12): 4, (15, 13): 6, (15, 14): 8,
+              (15, 15): 10})
+
+
+def _seed_wall_corner(board: list[int], player: int) -> float:
+    tx, ty = (15, 15) if player == 0 else (0, 0)
+    edges = SEED_EDGES[player]
+    score = 0.0
+    for x in range(16):
+        for y in range(16):
+            if board[x * 16 + y] == player:
+                score += 22 - math.sqrt((x - tx) ** 2 + (y - ty) ** 2)
+            if (x, y) in edges:  # (the seed's code: whether or not a piece is there)
+                score += edges[(x, y)]
+    return score
+
+
+def _seed_dispersion(board: list[int], player: int) -> float:
+    target = (15, 15) if player == 0 else (0, 0)
+    dead = (12, 12) if player == 0 else (3, 3)
+    golden = ({(11, 15), (11, 14), (13, 13), (15, 11), (14, 11)} if player == 0
+              else {(0, 4), (1, 4), (2, 2), (4, 0), (4, 1)})
+    penalty = SEED_HOME[player]
+    cx = cy = 0.0
+    count = 0
+    progression = 0.0
+    for y in range(16):
+        for x in range(16):
+            if board[x * 16 + y] == player:
+                distance = math.sqrt((x - target[0]) ** 2 + (y - target[1]) ** 2)
+                progression += 22 - distance
+                if distance <= 4:
+                    progression += 5
+                if (x, y) == dead:
+                    progression -= 20
+                if (x, y) in golden:
+                    progression += 15
+                if (x, y) in penalty:
+                    progression -= penalty[(x, y)]
+                cx += x
+                cy += y
+                count += 1
+    if count > 0:
+        cx /= count
+        cy /= count
+    dispersion = 0.0
+    for y in range(16):
+        for x in range(16):
+            if board[x * 16 + y] == player:
+                dispersion += math.sqrt((x - cx) ** 2 + (y - cy) ** 2)
+    return progression * 0.6 + dispersion * 0.4
+
+
+def _seed_manhattan(board: list[int], player: int) -> float:
+    target = (15, 15) if player == 0 else (0, 0)
+    dead = [(10, 15), (15, 10)] if player == 0 else [(0, 5), (5, 0)]
+    penalty = SEED_HOME[player]
+    score = 0.0
+    for y in range(16):
+        for x in range(16):
+            distance = abs(x - target[0]) + abs(y - target[1])
+            if board[x * 16 + y] == player:
+                score -= distance
+                if distance <= 5:
+                    score += 10
+                if (x, y) in dead:
+                    score -= 10
+                if (x, y) in penalty:
+                    score -= penalty[(x, y)]
+    return score
+
+
+SEED_FORMULAS = {"distance": _seed_distance, "wall_corner": _seed_wall_corner,
+                 "dispersion": _seed_dispersion, "manhattan": _seed_manhattan}
+
+
+@pytest.mark.parametrize("name", sorted(SEED_FORMULAS))
+def test_seed_heuristics_reproduce_the_seed_on_random_positions(name: str) -> None:
+    h = heuristics("halma")[name]
     params = h.to_array({})
     rng = random.Random(9)
     checked = 0
@@ -151,9 +239,18 @@ def test_distance_reproduces_the_seed_on_random_positions() -> None:
             if ref.ply % 5 == 0:
                 for player in (0, 1):
                     got = h.evaluate(state, params, player)
-                    assert got == pytest.approx(_seed_distance(ref.board, player), abs=1e-9)
+                    want = SEED_FORMULAS[name](ref.board, player)
+                    assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
                     checked += 1
     assert checked > 100
+
+
+def test_wall_corner_as_intended_scores_edges_only_under_own_pieces() -> None:
+    h = heuristics("halma")["wall_corner"]
+    state = HALMA.new_state()
+    as_coded = h.evaluate(state, h.to_array({}), 0)
+    intended = h.evaluate(state, h.to_array({"edges_need_piece": 1}), 0)
+    assert as_coded - intended == pytest.approx(sum(SEED_EDGES[0].values()))  # none reached yet
 
 
 def test_cli_perft_and_a_match(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -9,8 +9,28 @@
     edge of the target camp. As in the seed, only the player's own pieces count
     (the opponent's progress is invisible to it).
 
-The seed's other heuristics (``wall_corner``, ``goal_dispersion``,
-``manhattan``) and a tunable family are not built yet.
+``wall_corner``
+    The seed's ``wall_corner_heuristic``: ``base - d`` per own piece (no near,
+    dead or golden terms), plus a table of bonuses on the target camp's edge
+    cells, scaled by ``edge_scale``. The seed's code adds each bonus whether or
+    not a piece stands on the cell, which makes the table a constant that never
+    changes a decision; ``edges_need_piece`` = 0 reproduces that, 1 gives the
+    intent (a bonus only for an own piece on the cell).
+``dispersion``
+    The seed's ``goal_dispersion_heuristic``: ``progress_weight`` (0.6) times the
+    distance heuristic's score minus a penalty table on the home camp (scaled by
+    ``home_scale``), plus ``dispersion_weight`` (0.4) times the sum of the own
+    pieces' distances to their centre of mass (spread-out pieces jam less).
+``manhattan``
+    The seed's ``manhattan_heuristic``: minus the Manhattan distance to the target
+    corner per own piece, plus ``near_bonus`` within ``near_radius``, minus
+    ``dead_penalty`` on two "dead" cells on the target's walls and minus the home
+    penalty table (scaled by ``home_scale``).
+
+The seed's tables are written below as offsets from a corner, for the player
+that aims at (15, 15) (the seed's player 1, our player 0); the other player's
+are their point reflections, as in the seed. A tunable family beyond the
+seed's heuristics is not built yet.
 """
 
 from __future__ import annotations
@@ -22,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from heurtune.engine.heuristic import Heuristic
-from heurtune.engine.params import FloatParam, ParamSpace
+from heurtune.engine.params import FloatParam, IntParam, ParamSpace
 from heurtune.games.halma import BOARD, CELLS, SIZE
 
 
@@ -31,6 +51,44 @@ def _corner_cell(side: int, row: int, col: int) -> int:
     if side == 0:
         return (SIZE - 1 - row) * SIZE + (SIZE - 1 - col)
     return row * SIZE + col
+
+
+def _home_cell(side: int, row: int, col: int) -> int:
+    """A cell given relative to ``side``'s home corner (side 0 starts at (0, 0))."""
+    return _corner_cell(1 - side, row, col)
+
+
+# the seed's edge bonuses (wall_corner), as offsets from the target corner
+EDGE_BONUSES = {(4, 1): 9, (4, 0): 4, (3, 0): 4, (2, 0): 5, (1, 0): 6, (0, 0): 10,
+                (0, 1): 6, (0, 2): 5, (0, 3): 4, (0, 4): 4, (1, 4): 9}
+# the seed's home-camp penalties (dispersion, manhattan), as offsets from the home corner
+HOME_PENALTIES = {(0, 0): 10, (0, 1): 8, (0, 2): 6, (0, 3): 4, (0, 4): 2, (1, 0): 8, (1, 1): 6,
+                  (1, 2): 4, (1, 3): 2, (1, 4): 1, (2, 0): 6, (2, 1): 4, (2, 2): 2, (2, 3): 1,
+                  (3, 0): 4, (3, 1): 2, (3, 2): 1, (4, 0): 2, (4, 1): 1}
+# manhattan's two dead cells on the target camp's walls, from the target corner
+MANHATTAN_DEAD = ((5, 0), (0, 5))
+
+
+def _more_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``EDGE``, ``HOME`` and ``MDEAD`` per side and cell, ``MANHATTAN`` distances to the
+    target corner, and each side's constant sum of the edge table."""
+    edge = np.zeros((2, CELLS))
+    home = np.zeros((2, CELLS))
+    mdead = np.zeros((2, CELLS))
+    manhattan = np.zeros((2, CELLS))
+    for side in range(2):
+        for (r, c), v in EDGE_BONUSES.items():
+            edge[side, _corner_cell(side, r, c)] = v
+        for (r, c), v in HOME_PENALTIES.items():
+            home[side, _home_cell(side, r, c)] = v
+        for r, c in MANHATTAN_DEAD:
+            mdead[side, _corner_cell(side, r, c)] = 1.0
+        corner = (SIZE - 1, SIZE - 1) if side == 0 else (0, 0)
+        for cell in range(CELLS):
+            rr, cc = divmod(cell, SIZE)
+            manhattan[side, cell] = abs(rr - corner[0]) + abs(cc - corner[1])
+    edge_sum = edge.sum(axis=1)
+    return edge, home, mdead, manhattan, edge_sum
 
 
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,6 +112,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 EUCLID, DEAD, GOLDEN = _tables()
+EDGE, HOME, MDEAD, MANHATTAN, EDGE_SUM = _more_tables()
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -83,6 +142,110 @@ DISTANCE_SPACE = ParamSpace(
     ),
 )
 
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def evaluate_wall_corner(state, params, player):  # type: ignore[no-untyped-def]
+    base, scale, need_piece = params[0], params[1], params[2]
+    own = player + 1
+    score = 0.0
+    for cell in range(CELLS):
+        if state[BOARD + cell] == own:
+            score += base - EUCLID[player, cell]
+            if need_piece > 0.5:
+                score += scale * EDGE[player, cell]
+    if need_piece <= 0.5:  # the seed's code: every bonus, occupied or not
+        score += scale * EDGE_SUM[player]
+    return score
+
+
+WALL_CORNER_SPACE = ParamSpace(
+    "wall_corner",
+    (
+        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
+        FloatParam("edge_scale", 0.0, 5.0, 1.0, help="scale of the edge bonus table"),
+        IntParam("edges_need_piece", 0, 1, 0,
+                 help="0: every edge bonus counts (the seed's code, a constant); 1: only "
+                      "under an own piece (the seed's intent)"),
+    ),
+)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def evaluate_dispersion(state, params, player):  # type: ignore[no-untyped-def]
+    base, radius, near, dead, golden = params[0], params[1], params[2], params[3], params[4]
+    home_scale, w_progress, w_dispersion = params[5], params[6], params[7]
+    own = player + 1
+    progress = 0.0
+    sum_r = 0.0
+    sum_c = 0.0
+    count = 0
+    for cell in range(CELLS):
+        if state[BOARD + cell] == own:
+            d = EUCLID[player, cell]
+            progress += base - d
+            if d <= radius:
+                progress += near
+            progress -= dead * DEAD[player, cell]
+            progress += golden * GOLDEN[player, cell]
+            progress -= home_scale * HOME[player, cell]
+            sum_r += cell // SIZE
+            sum_c += cell % SIZE
+            count += 1
+    spread = 0.0
+    if count > 0:
+        mr = sum_r / count
+        mc = sum_c / count
+        for cell in range(CELLS):
+            if state[BOARD + cell] == own:
+                dr = cell // SIZE - mr
+                dc = cell % SIZE - mc
+                spread += np.sqrt(dr * dr + dc * dc)
+    return w_progress * progress + w_dispersion * spread
+
+
+DISPERSION_SPACE = ParamSpace(
+    "dispersion",
+    (
+        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
+        FloatParam("near_radius", 0.0, 10.0, 4.0, help="distance within which the near bonus counts"),
+        FloatParam("near_bonus", 0.0, 20.0, 5.0, help="per piece near the target corner"),
+        FloatParam("dead_penalty", 0.0, 40.0, 20.0, help="for a piece on the dead-zone cell"),
+        FloatParam("golden_bonus", 0.0, 40.0, 15.0, help="per piece on a golden cell"),
+        FloatParam("home_scale", 0.0, 5.0, 1.0, help="scale of the home-camp penalty table"),
+        FloatParam("progress_weight", 0.0, 2.0, 0.6, help="weight of the progress score"),
+        FloatParam("dispersion_weight", 0.0, 2.0, 0.4,
+                   help="weight of the pieces' spread around their centre of mass"),
+    ),
+)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def evaluate_manhattan(state, params, player):  # type: ignore[no-untyped-def]
+    radius, near, dead, home_scale = params[0], params[1], params[2], params[3]
+    own = player + 1
+    score = 0.0
+    for cell in range(CELLS):
+        if state[BOARD + cell] == own:
+            d = MANHATTAN[player, cell]
+            score -= d
+            if d <= radius:
+                score += near
+            score -= dead * MDEAD[player, cell]
+            score -= home_scale * HOME[player, cell]
+    return score
+
+
+MANHATTAN_SPACE = ParamSpace(
+    "manhattan",
+    (
+        FloatParam("near_radius", 0.0, 15.0, 5.0, help="Manhattan distance of the near bonus"),
+        FloatParam("near_bonus", 0.0, 30.0, 10.0, help="per piece near the target corner"),
+        FloatParam("dead_penalty", 0.0, 30.0, 10.0, help="per piece on one of the two dead cells"),
+        FloatParam("home_scale", 0.0, 5.0, 1.0, help="scale of the home-camp penalty table"),
+    ),
+)
+
 _MODULE = sys.modules[__name__]
 
 HEURISTICS = (
@@ -90,18 +253,34 @@ HEURISTICS = (
         "halma", "distance", "the seed's distance heuristic (own pieces only)", DISTANCE_SPACE,
         evaluate_distance, _MODULE,
     ),
+    Heuristic(
+        "halma", "wall_corner", "the seed's wall_corner heuristic (edge bonus table)",
+        WALL_CORNER_SPACE, evaluate_wall_corner, _MODULE,
+    ),
+    Heuristic(
+        "halma", "dispersion", "the seed's goal_dispersion heuristic (progress and spread)",
+        DISPERSION_SPACE, evaluate_dispersion, _MODULE,
+    ),
+    Heuristic(
+        "halma", "manhattan", "the seed's manhattan heuristic (home-camp penalties)",
+        MANHATTAN_SPACE, evaluate_manhattan, _MODULE,
+    ),
 )
 
 # `heurtune bench halma`: heuristic, depth and how far into the game positions go.
 BENCH = {"heuristic": "distance", "depth": 3, "max_plies": 60}
 
 # Built-in engine configurations, addressed as ``halma:NAME``.
+def _seed_preset(name: str) -> dict[str, object]:
+    return {"heuristic": name, "search": {"algorithm": "alphabeta", "depth": 2},
+            "description": f"the seed's {name} heuristic, alpha-beta at the seed's depth 2"}
+
+
 PRESETS = {
-    "distance": {
-        "heuristic": "distance",
-        "search": {"algorithm": "alphabeta", "depth": 2},
-        "description": "the seed's distance heuristic, alpha-beta at the seed's depth 2",
-    },
+    "distance": _seed_preset("distance"),
+    "wall_corner": _seed_preset("wall_corner"),
+    "dispersion": _seed_preset("dispersion"),
+    "manhattan": _seed_preset("manhattan"),
     "random": {
         "heuristic": "distance",
         "search": {"algorithm": "random"},
