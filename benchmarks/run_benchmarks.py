@@ -7,7 +7,8 @@ Prints a Markdown table (paste it into docs/benchmarks.md) with:
 * alpha-beta and minimax nodes per second with the seed heuristic, one core,
   on the fixed bench positions;
 * the plain-Python baselines (benchmarks/baseline_morris.py,
-  baseline_isolation.py, baseline_gomoku.py) on the same positions, and the ratio;
+  baseline_isolation.py, baseline_gomoku.py, baseline_halma.py) on the same
+  positions, and the ratio; Halma's move generation per position, both ways;
 * match games per second for default matches, one process.
 
 Speed targets are ratios against the baseline measured in the same run, so a
@@ -26,14 +27,18 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 
 import baseline_gomoku as base_gom  # noqa: E402
+import baseline_halma as base_hal  # noqa: E402
 import baseline_isolation as base_iso  # noqa: E402
 import baseline_morris as base  # noqa: E402
 import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from numba import njit  # noqa: E402
 
 from heurtune.engine.bench import bench, bench_positions  # noqa: E402
 from heurtune.engine.config import preset  # noqa: E402
 from heurtune.games import get_game  # noqa: E402
 from heurtune.games import gomoku as kg  # noqa: E402
+from heurtune.games import halma as kh  # noqa: E402
 from heurtune.games import isolation as ki  # noqa: E402
 from heurtune.games import morris as km  # noqa: E402
 from heurtune.match.runner import MatchRunner, MatchSpec  # noqa: E402
@@ -109,6 +114,44 @@ def baseline_gomoku_one(st, depth: int = 1) -> tuple[int, float]:  # type: ignor
     return agent.nodes, time.perf_counter() - t0
 
 
+def baseline_halma_one(st, depth: int = 2) -> tuple[int, float]:  # type: ignore[no-untyped-def]
+    """The seed-style alpha-beta (numpy board, recursive jumps, distance heuristic)."""
+    board = base_hal.board_from_cells([int(v) for v in st[kh.BOARD:kh.BOARD + kh.CELLS]])
+    t0 = time.perf_counter()
+    _, nodes = base_hal.search(board, int(st[kh.STM]) + 1, depth)
+    return nodes, time.perf_counter() - t0
+
+
+@njit(cache=True)
+def _halma_movegen_loop(states, out, reps):  # type: ignore[no-untyped-def]
+    total = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            total += kh.gen_moves(states[i], out, 0)
+    return total
+
+
+def halma_movegen(positions, reps: int = 2000) -> tuple[float, float, int]:  # type: ignore[no-untyped-def]
+    """Microseconds per position for the kernel's move generation (in a compiled
+    loop, so no Python call per position) and for the baseline's, and the mean
+    number of moves."""
+    states = np.stack(positions)
+    out = np.empty((1, kh.KERNEL.max_moves), dtype=np.int64)
+    _halma_movegen_loop(states, out, 1)
+    t0 = time.perf_counter()
+    total = _halma_movegen_loop(states, out, reps)
+    kernel_us = (time.perf_counter() - t0) / (reps * len(positions)) * 1e6
+    boards = [base_hal.board_from_cells([int(v) for v in st[kh.BOARD:kh.BOARD + kh.CELLS]])
+              for st in positions]
+    t0 = time.perf_counter()
+    base_reps = 20
+    for _ in range(base_reps):
+        for st, board in zip(positions, boards):
+            base_hal.generate_moves(board, int(st[kh.STM]) + 1)
+    base_us = (time.perf_counter() - t0) / (base_reps * len(positions)) * 1e6
+    return kernel_us, base_us, total // (reps * len(positions))
+
+
 def games_per_second(a: str, b: str, pairs: int, seed: int) -> tuple[int, float]:
     spec = MatchSpec(preset(a), preset(b), pairs=pairs, seed=seed)
     with MatchRunner(1) as runner:
@@ -166,10 +209,20 @@ def main() -> int:
                  gom.seconds, gom.nodes_per_second, gom.nodes_per_second / bg_nps))
     rows.append(("gomoku: plain-Python baseline (seed style, numpy lines per point)", "depth 1",
                  bg_nodes, bg_sec, bg_nps, 1.0))
+    hal_positions = bench_positions(get_game("halma"), 8, args.seed, 60)
+    hal = bench("halma", "distance", 3, "alphabeta", 8, args.seed)
+    bh_nodes, bh_sec = fastest_pass(hal_positions, baseline_halma_one, repeat=1)
+    bh_nps = bh_nodes / bh_sec
+    rows.append(("halma: alpha-beta, distance (chain jumps)", f"depth {hal.depth}", hal.nodes,
+                 hal.seconds, hal.nodes_per_second, hal.nodes_per_second / bh_nps))
+    rows.append(("halma: plain-Python baseline (seed style, numpy board, recursive jumps)",
+                 "depth 2", bh_nodes, bh_sec, bh_nps, 1.0))
+    movegen = halma_movegen(hal_positions)
     matches = []
     for a, b in (("morris:seed", "morris:seed"), ("morris:ab", "morris:seed"),
                  ("isolation:ab_improved", "isolation:ab_improved"),
-                 ("gomoku:seed", "gomoku:seed"), ("gomoku:ab", "gomoku:seed")):
+                 ("gomoku:seed", "gomoku:seed"), ("gomoku:ab", "gomoku:seed"),
+                 ("halma:distance", "halma:manhattan")):
         games, sec = games_per_second(a, b, args.pairs, args.seed)
         matches.append((f"{a} vs {b}", games, sec, games / sec))
 
@@ -182,6 +235,10 @@ def main() -> int:
     print("|---|---|---:|---:|---:|---:|")
     for name, limit, nodes, sec, nps, ratio in rows:
         print(f"| {name} | {limit} | {nodes:,} | {sec:.3f} | {nps:,.0f} | {ratio:,.0f} |")
+    kernel_us, base_us, moves = movegen
+    print(f"\nhalma move generation (chain jumps, the same 8 positions, {moves} moves on "
+          f"average): kernel {kernel_us:.2f} us per position, baseline {base_us:,.0f} us "
+          f"({base_us / kernel_us:,.0f} x)")
     print("\n| match (one process) | games | seconds | games/s |")
     print("|---|---:|---:|---:|")
     for name, games, sec, gps in matches:
