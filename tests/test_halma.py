@@ -258,3 +258,31 @@ def test_cli_perft_and_a_match(capsys) -> None:  # type: ignore[no-untyped-def]
     assert capsys.readouterr().out.strip() == "1600"
     assert main(["perft", "halma", "1", "--rule", "chain_jumps=2"]) == 2
     assert "chain_jumps" in capsys.readouterr().err
+
+
+def test_the_family_defaults_are_distance_and_its_terms_move_the_score() -> None:
+    hs = heuristics("halma")
+    fam, dist = hs["family"], hs["distance"]
+    rng = random.Random(3)
+    ref = RefHalma()
+    state = HALMA.new_state()
+    for _ in range(60):
+        move = _random(ref, rng)
+        ref.play(move)
+        HALMA.make_move(state, _encode(move))
+    for player in (0, 1):
+        same = fam.evaluate(state, fam.to_array({}), player)
+        assert same == pytest.approx(dist.evaluate(state, dist.to_array({}), player))
+        # the opponent term subtracts the opponent's distance score
+        opp = dist.evaluate(state, dist.to_array({}), 1 - player)
+        with_opp = fam.evaluate(state, fam.to_array({"opponent": 0.5}), player)
+        assert with_opp == pytest.approx(same - 0.5 * opp)
+        # the at_home term counts own pieces still in the home camp
+        home = sum(1 for c in range(256) if ref.board[c] == player
+                   and (c // 16 < 5 if player == 0 else c // 16 > 10)
+                   and (c in {r * 16 + k for r, w in enumerate((5, 5, 4, 3, 2)) for k in range(w)}
+                        if player == 0 else
+                        c in {255 - (r * 16 + k) for r, w in enumerate((5, 5, 4, 3, 2))
+                              for k in range(w)}))
+        with_home = fam.evaluate(state, fam.to_array({"at_home": 2.0}), player)
+        assert with_home == pytest.approx(same - 2.0 * home)

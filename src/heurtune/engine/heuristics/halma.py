@@ -27,10 +27,19 @@
     ``dead_penalty`` on two "dead" cells on the target's walls and minus the home
     penalty table (scaled by ``home_scale``).
 
+``family``
+    One tunable family that holds the seed's heuristics as points and goes beyond
+    them: the distance score's terms (``progress`` weight, base, near radius and
+    bonus, dead-zone penalty, golden bonus), wall_corner's edge table under own
+    pieces (``edge_scale``), the home-camp penalty table (``home_scale``), the
+    spread term (``dispersion``), and three terms the seed lacks: the opponent's
+    progress subtracted (``opponent``), the distance of the rearmost own piece
+    (``straggler``) and the own pieces still in the home camp (``at_home``). Its
+    defaults are ``distance``'s, so by default it plays exactly like it.
+
 The seed's tables are written below as offsets from a corner, for the player
 that aims at (15, 15) (the seed's player 1, our player 0); the other player's
-are their point reflections, as in the seed. A tunable family beyond the
-seed's heuristics is not built yet.
+are their point reflections, as in the seed.
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ from numba import njit
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.engine.params import FloatParam, IntParam, ParamSpace
-from heurtune.games.halma import BOARD, CELLS, SIZE
+from heurtune.games.halma import BOARD, CAMP, CELLS, SIZE
 
 
 def _corner_cell(side: int, row: int, col: int) -> int:
@@ -246,6 +255,75 @@ MANHATTAN_SPACE = ParamSpace(
     ),
 )
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _family_side(state, params, side):  # type: ignore[no-untyped-def]
+    """(progress score, spread, rearmost distance, pieces at home) of ``side``."""
+    base, radius, near, dead, golden = params[1], params[2], params[3], params[4], params[5]
+    edge, home = params[6], params[7]
+    own = side + 1
+    progress = 0.0
+    sum_r = 0.0
+    sum_c = 0.0
+    count = 0
+    rearmost = 0.0
+    at_home = 0
+    for cell in range(CELLS):
+        if state[BOARD + cell] == own:
+            d = EUCLID[side, cell]
+            progress += base - d
+            if d <= radius:
+                progress += near
+            progress += (golden * GOLDEN[side, cell] - dead * DEAD[side, cell]
+                         + edge * EDGE[side, cell] - home * HOME[side, cell])
+            if d > rearmost:
+                rearmost = d
+            at_home += CAMP[side, cell]
+            sum_r += cell // SIZE
+            sum_c += cell % SIZE
+            count += 1
+    spread = 0.0
+    if count > 0 and params[8] != 0.0:
+        mr = sum_r / count
+        mc = sum_c / count
+        for cell in range(CELLS):
+            if state[BOARD + cell] == own:
+                dr = cell // SIZE - mr
+                dc = cell % SIZE - mc
+                spread += np.sqrt(dr * dr + dc * dc)
+    return progress, spread, rearmost, at_home
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def evaluate_family(state, params, player):  # type: ignore[no-untyped-def]
+    w_progress, w_dispersion, w_opponent = params[0], params[8], params[9]
+    w_straggler, w_home_pieces = params[10], params[11]
+    progress, spread, rearmost, at_home = _family_side(state, params, player)
+    score = (w_progress * progress + w_dispersion * spread - w_straggler * rearmost
+             - w_home_pieces * at_home)
+    if w_opponent != 0.0:
+        opp, _s, _r, _h = _family_side(state, params, 1 - player)
+        score -= w_opponent * w_progress * opp
+    return score
+
+
+FAMILY_SPACE = ParamSpace(
+    "family",
+    (
+        FloatParam("progress", 0.0, 3.0, 1.0, help="weight of the distance score (its terms below)"),
+        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
+        FloatParam("near_radius", 0.0, 10.0, 4.0, help="distance within which the near bonus counts"),
+        FloatParam("near_bonus", 0.0, 20.0, 5.0, help="per piece near the target corner"),
+        FloatParam("dead_penalty", 0.0, 40.0, 20.0, help="for a piece on the dead-zone cell"),
+        FloatParam("golden_bonus", 0.0, 40.0, 15.0, help="per piece on a golden cell"),
+        FloatParam("edge_scale", 0.0, 3.0, 0.0, help="wall_corner's edge table, under own pieces"),
+        FloatParam("home_scale", 0.0, 3.0, 0.0, help="the home-camp penalty table"),
+        FloatParam("dispersion", 0.0, 2.0, 0.0, help="per unit of spread around the centre of mass"),
+        FloatParam("opponent", 0.0, 1.5, 0.0, help="weight of the opponent's score, subtracted"),
+        FloatParam("straggler", 0.0, 10.0, 0.0, help="per unit of the rearmost piece's distance"),
+        FloatParam("at_home", 0.0, 20.0, 0.0, help="per own piece still in the home camp"),
+    ),
+)
+
 _MODULE = sys.modules[__name__]
 
 HEURISTICS = (
@@ -265,6 +343,10 @@ HEURISTICS = (
         "halma", "manhattan", "the seed's manhattan heuristic (home-camp penalties)",
         MANHATTAN_SPACE, evaluate_manhattan, _MODULE,
     ),
+    Heuristic(
+        "halma", "family", "the seed's terms weighted, plus opponent, straggler and home terms",
+        FAMILY_SPACE, evaluate_family, _MODULE,
+    ),
 )
 
 # `heurtune bench halma`: heuristic, depth and how far into the game positions go.
@@ -281,6 +363,11 @@ PRESETS = {
     "wall_corner": _seed_preset("wall_corner"),
     "dispersion": _seed_preset("dispersion"),
     "manhattan": _seed_preset("manhattan"),
+    "ab": {
+        "heuristic": "family",
+        "search": {"algorithm": "alphabeta", "depth": 64, "nodes": 20000},
+        "description": "iterative-deepening alpha-beta, 20k nodes per move, family defaults",
+    },
     "random": {
         "heuristic": "distance",
         "search": {"algorithm": "random"},
