@@ -187,23 +187,30 @@ def _pentanomial_of(score: float, draw: float) -> np.ndarray:
     return np.convolve(game, game)
 
 
+def _wrong_verdicts(sprt: Sprt, probs: np.ndarray, wrong: str, runs: int,
+                    rng: np.random.Generator) -> int:
+    """How many of ``runs`` simulated tests (pairs drawn from ``probs``, four at a
+    time) end with the ``wrong`` verdict."""
+    errors = 0
+    for _ in range(runs):
+        counts = [0] * 5
+        verdict = None
+        while verdict is None:
+            for k in rng.choice(5, size=4, p=probs):
+                counts[k] += 1
+            verdict = sprt.verdict(sprt.llr(counts))
+        errors += verdict == wrong
+    return errors
+
+
 def test_sprt_error_rates_by_simulation() -> None:
     """Under H0 the test rarely accepts H1, and under H1 rarely H0 (alpha = beta = 0.05)."""
     rng = np.random.default_rng(5)
     sprt = Sprt(0.0, 60.0)
     for true_elo, wrong in ((0.0, "H1"), (60.0, "H0")):
         probs = _pentanomial_of(logistic_score(true_elo), 0.3)
-        errors = 0
-        runs = 150
-        for _ in range(runs):
-            counts = [0] * 5
-            verdict = None
-            while verdict is None:
-                for k in rng.choice(5, size=4, p=probs):
-                    counts[k] += 1
-                verdict = sprt.verdict(sprt.llr(counts))
-            errors += verdict == wrong
-        assert errors / runs <= 0.1, (true_elo, errors)
+        errors = _wrong_verdicts(sprt, probs, wrong, 150, rng)
+        assert errors / 150 <= 0.1, (true_elo, errors)
 
 
 def test_sprt_rejects_bad_bounds() -> None:
@@ -235,14 +242,5 @@ def test_normalized_sprt_error_rates_by_simulation() -> None:
     sigma = math.sqrt(2 * float(probs_h0 @ (np.array(PAIR_VALUES) - 0.5) ** 2))
     probs_h1 = _pentanomial_of(0.5 + 80 / (800 / math.log(10)) * sigma, 0.3)
     for probs, wrong in ((probs_h0, "H1"), (probs_h1, "H0")):
-        errors = 0
-        runs = 120
-        for _ in range(runs):
-            counts = [0] * 5
-            verdict = None
-            while verdict is None:
-                for k in rng.choice(5, size=4, p=probs):
-                    counts[k] += 1
-                verdict = sprt.verdict(sprt.llr(counts))
-            errors += verdict == wrong
-        assert errors / runs <= 0.12, (wrong, errors)
+        errors = _wrong_verdicts(sprt, probs, wrong, 120, rng)
+        assert errors / 120 <= 0.12, (wrong, errors)

@@ -132,8 +132,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         count = int(pairs) if pairs is not None else (args.max_pairs or DEFAULT_MAX_PAIRS)
     spec = MatchSpec(a, b, count, args.seed, args.opening_plies, exclude,
                      every_class=every_class, fewer_ok=sprt is not None)
-    if sprt is not None:
-        count = len(spec.openings())  # the cap, or every opening there is if fewer
+    openings = spec.openings()  # drawn once (validated before anything is played)
+    count = len(openings)  # with --sprt: the cap, or every opening there is if fewer
     fresh = ""
     if exclude:
         mirrors = (" (nor their symmetric images)"
@@ -153,7 +153,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     outcome = None
     with MatchRunner(args.jobs) as runner:
         if sprt is None:
-            result = runner.run(spec, on_pair=lambda _p: bar.update(1))
+            result = runner.run(spec, on_pair=lambda _p: bar.update(1), openings=openings)
         else:
             lower, upper = sprt.bounds
 
@@ -161,7 +161,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                 bar.update(1)
                 bar.set_postfix_str(f"LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]", refresh=False)
 
-            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress)
+            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress, openings=openings)
     bar.close()
     stats = result.stats
     if args.json:

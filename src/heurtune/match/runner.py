@@ -21,7 +21,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import PairResult, play_pair
-from heurtune.match.stats import MatchStats, Sprt
+from heurtune.match.stats import MatchStats, Sprt, pair_outcome
 
 
 MAX_PAIRS = 1_000_000
@@ -262,11 +262,13 @@ class MatchRunner:
                 fut.cancel()
 
     def run(
-        self, spec: MatchSpec, on_pair: Callable[[PairResult], None] | None = None
+        self, spec: MatchSpec, on_pair: Callable[[PairResult], None] | None = None,
+        openings: Sequence[tuple[int, ...]] | None = None,
     ) -> MatchResult:
-        """Play the whole match; ``on_pair`` is called as each pair finishes."""
+        """Play the whole match (on ``openings`` when given, else the spec's);
+        ``on_pair`` is called as each pair finishes."""
         result = MatchResult(spec)
-        for pair in self.iter_pairs(spec):
+        for pair in self.iter_pairs(spec, openings):
             result.pairs.append(pair)
             if on_pair is not None:
                 on_pair(pair)
@@ -276,8 +278,10 @@ class MatchRunner:
     def run_sprt(
         self, spec: MatchSpec, sprt: Sprt,
         on_pair: Callable[[PairResult, float], None] | None = None,
+        openings: Sequence[tuple[int, ...]] | None = None,
     ) -> tuple[MatchResult, SprtOutcome]:
-        """Play pairs until the SPRT decides or ``spec.pairs`` (the cap) are played.
+        """Play pairs until the SPRT decides or ``spec.pairs`` (the cap) are played
+        (on ``openings`` when given, else the spec's).
 
         The test sees the pairs in opening order, whatever order they finish
         in, so the verdict and the pairs it rests on are the same for every
@@ -288,14 +292,14 @@ class MatchRunner:
         waiting: dict[int, PairResult] = {}
         counts = [0, 0, 0, 0, 0]
         llr, verdict = 0.0, None
-        stream = self.iter_pairs(spec)
+        stream = self.iter_pairs(spec, openings)
         try:
             for pair in stream:
                 waiting[pair.index] = pair
                 while verdict is None and len(result.pairs) in waiting:
                     taken = waiting.pop(len(result.pairs))
                     result.pairs.append(taken)
-                    counts[min(4, max(0, int(round(4.0 * taken.score))))] += 1
+                    counts[pair_outcome(taken.score)] += 1
                     llr = sprt.llr(counts)
                     verdict = sprt.verdict(llr)
                     if on_pair is not None:

@@ -26,11 +26,16 @@ PAIR_VALUES = (0.0, 0.25, 0.5, 0.75, 1.0)  # LL, LD, DD or WL, WD, WW (first eng
 PSEUDO_COUNT = 0.5  # added to each of the five pair outcomes (a Jeffreys prior)
 
 
+def pair_outcome(score: float) -> int:
+    """Which of the five pair outcomes a pair score is: 0 (LL) to 4 (WW)."""
+    return min(4, max(0, int(round(4.0 * score))))
+
+
 def pentanomial(pair_scores: Sequence[float]) -> tuple[int, int, int, int, int]:
     """How many pairs scored 0, 1/4, 1/2, 3/4 and 1 (LL, LD, DD or WL, WD, WW)."""
     counts = [0, 0, 0, 0, 0]
     for x in pair_scores:
-        counts[min(4, max(0, int(round(4.0 * x))))] += 1
+        counts[pair_outcome(x)] += 1
     return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 

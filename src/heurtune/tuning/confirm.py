@@ -24,11 +24,11 @@ from optuna.trial import FrozenTrial, TrialState
 from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
-from heurtune.match.runner import SEED_MAX, MatchResult, MatchRunner, MatchSpec
+from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec
 from heurtune.match.stats import Sprt, t_value
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import ConfirmOptions
-from heurtune.tuning.tune import SETUP_ATTR
+from heurtune.tuning.tune import load_tuned_study
 
 CONFIRM_ATTR = "confirmation"
 
@@ -88,14 +88,7 @@ def confirm_study(
     Returns the verdict (also stored as the study's ``confirmation`` user
     attribute). ``on_line`` receives one line per finished match.
     """
-    storage = open_storage(storage_url, create=False)
-    study = load_study(storage, study_name)
-    setup = study.user_attrs.get(SETUP_ATTR)
-    if setup is None:
-        raise HeurtuneError(f"study {study_name!r} was not created by heurtune tune")
-    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    if not complete:
-        raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
+    study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
     opponent = EngineConfig.from_dict(setup["opponent"], source=f"study {study_name!r}")
     ranked = sorted(complete, key=lambda t: (-float(t.value), t.number))
@@ -118,7 +111,8 @@ def confirm_study(
         for trial in candidates:
             config = trial_config(base, trial, study_name)
             spec = MatchSpec(config, opponent, options.pairs, seed, plies, tuning_openings)
-            result = _play_on(runner, spec, openings, on_pair)
+            result = runner.run(spec, on_pair=(lambda _p: on_pair()) if on_pair else None,
+                                openings=openings)
             played[trial.number] = result.pairs
             stats = result.stats
             entry = {"trial": trial.number, "baseline": trial is baseline,
@@ -157,15 +151,3 @@ def confirm_study(
             on_line(f"winner trial {winner['trial']}: {outcome.summary()}")
     study.set_user_attr(CONFIRM_ATTR, verdict)
     return verdict
-
-
-def _play_on(runner: MatchRunner, spec: MatchSpec, openings: Sequence[tuple[int, ...]],
-             on_pair: Callable[[], None] | None) -> MatchResult:
-    """Play ``spec`` on the given openings (every candidate the same)."""
-    result = MatchResult(spec)
-    for pair in runner.iter_pairs(spec, openings):
-        result.pairs.append(pair)
-        if on_pair is not None:
-            on_pair()
-    result.pairs.sort(key=lambda p: p.index)
-    return result

@@ -20,10 +20,9 @@ from optuna.trial import TrialState
 
 import heurtune
 from heurtune.engine.config import EngineConfig
-from heurtune.errors import HeurtuneError
 from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.storage import load_study, open_storage
-from heurtune.tuning.tune import SETUP_ATTR
+from heurtune.tuning.tune import load_tuned_study
 
 
 UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning openings, which is "
@@ -33,14 +32,7 @@ UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning opening
 def best_config(storage_url: str, study_name: str) -> EngineConfig:
     """The study's confirmed winner (else its best completed trial) as a
     configuration with provenance."""
-    storage = open_storage(storage_url, create=False)
-    study = load_study(storage, study_name)
-    setup = study.user_attrs.get(SETUP_ATTR)
-    if setup is None:
-        raise HeurtuneError(f"study {study_name!r} was not created by heurtune tune")
-    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    if not complete:
-        raise HeurtuneError(f"study {study_name!r} has no completed trial to export")
+    study, setup, complete = load_tuned_study(storage_url, study_name, "export")
     confirmation = study.user_attrs.get(CONFIRM_ATTR)
     best = study.best_trial
     if confirmation is not None:

@@ -54,7 +54,7 @@ from heurtune.match.runner import MatchRunner, stats_of
 from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
-from heurtune.tuning.storage import open_storage
+from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
 
 SETUP_ATTR = "heurtune_setup"
@@ -114,6 +114,20 @@ def make_sampler(kind: str, seed: int, seeding: str = "per-study") -> optuna.sam
         if kind == "qmc":
             return optuna.samplers.QMCSampler(seed=seed)
     raise HeurtuneError(f"unknown sampler {kind!r}")
+
+
+def load_tuned_study(storage_url: str, study_name: str,
+                     purpose: str) -> tuple[optuna.Study, dict[str, Any], list[FrozenTrial]]:
+    """A study that ``heurtune tune`` created, its setup and its completed trials
+    (none is an error: there is nothing to ``purpose``)."""
+    study = load_study(open_storage(storage_url, create=False), study_name)
+    setup = study.user_attrs.get(SETUP_ATTR)
+    if setup is None:
+        raise HeurtuneError(f"study {study_name!r} was not created by heurtune tune")
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if not complete:
+        raise HeurtuneError(f"study {study_name!r} has no completed trial to {purpose}")
+    return study, setup, complete
 
 
 def make_pruner(spec: PrunerSpec) -> optuna.pruners.BasePruner:

@@ -140,17 +140,16 @@ def evaluate_distance(state, params, player):  # type: ignore[no-untyped-def]
     return score
 
 
-DISTANCE_SPACE = ParamSpace(
-    "distance",
-    (
-        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
-        FloatParam("near_radius", 0.0, 10.0, 4.0, help="distance within which the near bonus counts"),
-        FloatParam("near_bonus", 0.0, 20.0, 5.0, help="per piece near the target corner"),
-        FloatParam("dead_penalty", 0.0, 40.0, 20.0, help="for a piece on the dead-zone cell"),
-        FloatParam("golden_bonus", 0.0, 40.0, 15.0, help="per piece on a golden cell"),
-    ),
+# the distance score's terms, with the seed's constants (distance, dispersion, family)
+BASE = FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner")
+DISTANCE_TERMS = (
+    BASE,
+    FloatParam("near_radius", 0.0, 10.0, 4.0, help="distance within which the near bonus counts"),
+    FloatParam("near_bonus", 0.0, 20.0, 5.0, help="per piece near the target corner"),
+    FloatParam("dead_penalty", 0.0, 40.0, 20.0, help="for a piece on the dead-zone cell"),
+    FloatParam("golden_bonus", 0.0, 40.0, 15.0, help="per piece on a golden cell"),
 )
-
+DISTANCE_SPACE = ParamSpace("distance", DISTANCE_TERMS)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -171,7 +170,7 @@ def evaluate_wall_corner(state, params, player):  # type: ignore[no-untyped-def]
 WALL_CORNER_SPACE = ParamSpace(
     "wall_corner",
     (
-        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
+        BASE,
         FloatParam("edge_scale", 0.0, 5.0, 1.0, help="scale of the edge bonus table"),
         IntParam("edges_need_piece", 0, 1, 0,
                  help="0: every edge bonus counts (the seed's code, a constant); 1: only "
@@ -216,11 +215,7 @@ def evaluate_dispersion(state, params, player):  # type: ignore[no-untyped-def]
 DISPERSION_SPACE = ParamSpace(
     "dispersion",
     (
-        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
-        FloatParam("near_radius", 0.0, 10.0, 4.0, help="distance within which the near bonus counts"),
-        FloatParam("near_bonus", 0.0, 20.0, 5.0, help="per piece near the target corner"),
-        FloatParam("dead_penalty", 0.0, 40.0, 20.0, help="for a piece on the dead-zone cell"),
-        FloatParam("golden_bonus", 0.0, 40.0, 15.0, help="per piece on a golden cell"),
+        *DISTANCE_TERMS,
         FloatParam("home_scale", 0.0, 5.0, 1.0, help="scale of the home-camp penalty table"),
         FloatParam("progress_weight", 0.0, 2.0, 0.6, help="weight of the progress score"),
         FloatParam("dispersion_weight", 0.0, 2.0, 0.4,
@@ -254,6 +249,7 @@ MANHATTAN_SPACE = ParamSpace(
         FloatParam("home_scale", 0.0, 5.0, 1.0, help="scale of the home-camp penalty table"),
     ),
 )
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _family_side(state, params, side):  # type: ignore[no-untyped-def]
@@ -310,11 +306,7 @@ FAMILY_SPACE = ParamSpace(
     "family",
     (
         FloatParam("progress", 0.0, 3.0, 1.0, help="weight of the distance score (its terms below)"),
-        FloatParam("base", 0.0, 40.0, 22.0, help="per piece: base minus its distance to the corner"),
-        FloatParam("near_radius", 0.0, 10.0, 4.0, help="distance within which the near bonus counts"),
-        FloatParam("near_bonus", 0.0, 20.0, 5.0, help="per piece near the target corner"),
-        FloatParam("dead_penalty", 0.0, 40.0, 20.0, help="for a piece on the dead-zone cell"),
-        FloatParam("golden_bonus", 0.0, 40.0, 15.0, help="per piece on a golden cell"),
+        *DISTANCE_TERMS,
         FloatParam("edge_scale", 0.0, 3.0, 0.0, help="wall_corner's edge table, under own pieces"),
         FloatParam("home_scale", 0.0, 3.0, 0.0, help="the home-camp penalty table"),
         FloatParam("dispersion", 0.0, 2.0, 0.0, help="per unit of spread around the centre of mass"),
