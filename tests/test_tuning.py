@@ -82,6 +82,12 @@ def test_shipped_study_file_is_valid() -> None:
          "sprt must be [elo0, elo1]"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nrounds = 3\n',
          "unknown keys"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\nalpha = 0.7\n',
+         "alpha must be in (0, 0.5)"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\nmargin = -1.0\n',
+         "margin must be in [0, 1]"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\n'
+         'checkpoints = [0.5, 0.2]\n', "checkpoints must be an increasing list"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[study]\n', "malformed TOML"),
         ('[study]\ngame = "chess"\n[engine]\nheuristic = "seed"\n', "unknown game 'chess'"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "x"\n', "unknown heuristic 'x'"),
