@@ -1,7 +1,7 @@
 """Time to depth of this checkout's search against an earlier commit's, interleaved.
 
-    python benchmarks/compare_commits.py --base c88d970 [--game morris] [--depth 7]
-                                         [--algorithm alphabeta] [--rounds 5]
+    python benchmarks/compare_commits.py --base c88d970 [--game morris] [--heuristic H]
+                                         [--depth 7] [--algorithm alphabeta] [--rounds 5]
 
 Checks the base commit out into a temporary git worktree and runs ``bench`` of
 both versions (the same 8 positions, each the fastest of 3 passes) in
@@ -25,14 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = (
     "import json, sys; sys.path.insert(0, sys.argv[1]); "
     "from heurtune.engine.bench import bench; "
-    "r = bench(sys.argv[2], None, int(sys.argv[3]), sys.argv[4]); "
+    "r = bench(sys.argv[2], sys.argv[5] or None, int(sys.argv[3]), sys.argv[4]); "
     "print(json.dumps({'seconds': r.seconds, 'nodes': r.nodes}))"
 )
 
 
-def run(src: Path, cache: Path, game: str, depth: int, algorithm: str) -> dict:
+def run(src: Path, cache: Path, game: str, depth: int, algorithm: str, heuristic: str) -> dict:
     env = {"NUMBA_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", PROBE, str(src), game, str(depth), algorithm],
+    out = subprocess.run([sys.executable, "-c", PROBE, str(src), game, str(depth), algorithm,
+                          heuristic],
                          check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -41,6 +42,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True, help="the earlier commit")
     ap.add_argument("--game", default="morris")
+    ap.add_argument("--heuristic", default="", help="default: the game's bench heuristic")
     ap.add_argument("--depth", type=int, default=7)
     ap.add_argument("--algorithm", default="alphabeta")
     ap.add_argument("--rounds", type=int, default=5)
@@ -53,18 +55,19 @@ def main() -> int:
             sides = {"base": tree / "src", "this": ROOT / "src"}
             caches = {k: Path(tmp) / f"cache-{k}" for k in sides}
             for k in sides:  # compile both first
-                run(sides[k], caches[k], args.game, args.depth, args.algorithm)
+                run(sides[k], caches[k], args.game, args.depth, args.algorithm, args.heuristic)
             best: dict[str, dict] = {}
             for _ in range(args.rounds):
                 for k in sides:
-                    r = run(sides[k], caches[k], args.game, args.depth, args.algorithm)
+                    r = run(sides[k], caches[k], args.game, args.depth, args.algorithm, args.heuristic)
                     if k not in best or r["seconds"] < best[k]["seconds"]:
                         best[k] = r
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                            check=False, capture_output=True)
     b, t = best["base"], best["this"]
-    print(f"{args.game} {args.algorithm} depth {args.depth}, fastest of {args.rounds} rounds: "
+    what = f"{args.game} {args.heuristic}".strip()
+    print(f"{what} {args.algorithm} depth {args.depth}, fastest of {args.rounds} rounds: "
           f"{args.base} {b['seconds']:.4f} s ({b['nodes']:,} nodes), this checkout "
           f"{t['seconds']:.4f} s ({t['nodes']:,} nodes): {b['seconds'] / t['seconds']:.2f}x faster, "
           f"{'same' if b['nodes'] == t['nodes'] else 'DIFFERENT'} node count")

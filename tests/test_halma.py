@@ -13,7 +13,7 @@ from reference_halma import RefHalma, camp_greedy_move, cell_name, move_name
 from heurtune.cli import main
 from heurtune.engine.heuristic import heuristics
 from heurtune.games import DRAW, LOSS, ONGOING, WIN, get_game
-from heurtune.games.halma import BOARD, SYMMETRIES
+from heurtune.games.halma import BOARD, HIST, PCOUNT, PIECES, PLIST, SYMMETRIES, set_board
 from heurtune.games.perft import perft
 
 HALMA = get_game("halma")
@@ -50,6 +50,10 @@ def _agree(rules: dict[str, int], choose, seed: int) -> str:  # type: ignore[no-
         assert _kernel_result(state) == result, (rules, seed, ref.ply)
         board = [int(v) - 1 for v in state[BOARD:BOARD + 256]]
         assert board == ref.board
+        for side in (0, 1):  # the piece lists the heuristics walk: the board's cells, in order
+            assert state[PCOUNT + side] == PIECES
+            cells = [c for c in range(256) if board[c] == side]
+            assert list(state[PLIST + side * PIECES:PLIST + (side + 1) * PIECES]) == cells
         if result != "ongoing":
             return result
         moves = ref.legal_moves()
@@ -84,6 +88,23 @@ def test_greedy_games_reach_real_wins_on_both_camp_rules() -> None:
     while blocked.result() == "ongoing":
         blocked.play(camp_greedy_move(blocked, rng))
     assert blocked.ply == 1000  # ... so that game only ends at the ply limit
+
+
+def test_set_board_derives_what_make_move_keeps() -> None:
+    """A position rebuilt from its board alone has the same derived fields (piece
+    lists, camp counts, distances) and hash as the one reached by moves."""
+    rng = random.Random(11)
+    ref = RefHalma()
+    state = HALMA.new_state()
+    for _ in range(41):
+        move = _random(ref, rng)
+        ref.play(move)
+        HALMA.make_move(state, _encode(move))
+    rebuilt = state.copy()
+    set_board(rebuilt, np.array(ref.board))
+    assert (rebuilt[:HIST] == state[:HIST]).all()
+    with pytest.raises(ValueError):
+        set_board(rebuilt, np.zeros(256, dtype=np.int64))  # 256 pieces of side 0
 
 
 def test_notation_matches_the_reference() -> None:

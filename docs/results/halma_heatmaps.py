@@ -26,7 +26,7 @@ import numpy as np
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.heuristic import heuristics
 from heurtune.games import get_game
-from heurtune.games.halma import BOARD, CELLS, SIZE
+from heurtune.games.halma import CELLS, SIZE, set_board
 
 CELL_PX = 24
 
@@ -37,13 +37,15 @@ def per_cell(name: str, values: dict[str, float]) -> np.ndarray:
     h = heuristics("halma")[name]
     params = h.to_array(values)
     state = get_game("halma").new_state()
-    state[BOARD:BOARD + CELLS] = 0
+    board = np.full(CELLS, -1, dtype=np.int64)
+    set_board(state, board)
     empty = h.evaluate(state, params, 0)
     out = np.zeros((SIZE, SIZE))
     for cell in range(CELLS):
-        state[BOARD + cell] = 1
+        board[cell] = 0
+        set_board(state, board)
         out[cell // SIZE, cell % SIZE] = h.evaluate(state, params, 0) - empty
-        state[BOARD + cell] = 0
+        board[cell] = -1
     return out
 
 

@@ -108,7 +108,12 @@ BOARD = 8  # CELLS entries: 0 empty, 1 + side for a piece
 IN_TARGET = BOARD + CELLS  # + side: own pieces in the side's target camp
 FILLED = IN_TARGET + 2  # + side: occupied cells of the side's target camp
 TOTAL = FILLED + 2  # + side: total distance of the side's pieces to its target corner
-HIST = TOTAL + 2  # per ply: the move and the hash before it
+# + side * PIECES: the side's pieces' cells in ascending order, kept so by make /
+# unmake; what move generation and the heuristics walk instead of the 256 cells
+# (in the same order, so every sum is the one a scan of the board gives)
+PLIST = TOTAL + 2
+PCOUNT = PLIST + 2 * PIECES  # + side: how many pieces the side has (19 in a game)
+HIST = PCOUNT + 2  # per ply: the move and the hash before it
 # after the history: generation scratch (visit stamps, a stack, the stamp counter)
 
 _rng = np.random.default_rng(0x48616C6D61)
@@ -125,17 +130,38 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
     s[R_CAMP] = rules["camp_rule"]
     s[R_MAXPLY] = max_plies
     s[R_ADJ] = rules["adjudicate"]
-    h = 0
+    board = np.full(CELLS, -1, dtype=np.int64)
     for side in range(2):
-        for cell in range(CELLS):
-            if CAMP[side, cell]:
-                s[BOARD + cell] = 1 + side
-                h ^= int(Z_PIECE[side, cell])
-                s[TOTAL + side] += DIST[side, cell]
-    for side in range(2):
-        s[FILLED + side] = PIECES  # the opponent fills it
-    s[HASH] = np.int64(h)
+        board[CAMP[side] == 1] = side
+    set_board(s, board)
     return s
+
+
+def set_board(state: np.ndarray, board: np.ndarray) -> None:
+    """Put the pieces of ``board`` (per cell: -1 empty, else the owner 0 or 1) on
+    ``state``'s board and derive the rest (piece lists, camp counts, distances,
+    hash), keeping the side to move. For positions that no game reaches, such as
+    one piece on an empty board (the heuristics' per-cell weights)."""
+    state[BOARD:BOARD + CELLS] = 0
+    state[IN_TARGET:HIST] = 0
+    h = 0
+    for cell in range(CELLS):
+        side = int(board[cell])
+        if side < 0:
+            continue
+        if state[PCOUNT + side] >= PIECES:
+            raise ValueError(f"side {side} has more than {PIECES} pieces")
+        state[PLIST + side * PIECES + state[PCOUNT + side]] = cell
+        state[PCOUNT + side] += 1
+        state[BOARD + cell] = 1 + side
+        state[TOTAL + side] += DIST[side, cell]
+        state[IN_TARGET + side] += TARGET[side, cell]
+        for s in range(2):
+            state[FILLED + s] += TARGET[s, cell]
+        h ^= int(Z_PIECE[side, cell])
+    if state[STM] == 1:
+        h ^= int(Z_STM)
+    state[HASH] = np.int64(h)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -185,12 +211,12 @@ def _piece_moves(state, cell, out, row, n, base):  # type: ignore[no-untyped-def
 @njit(cache=True, nogil=True, error_model="numpy")
 def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
     """Write the legal moves of the side to move into ``out[row]``; return their number."""
-    own = state[STM] + 1
+    side = state[STM]
     base = _scratch_base(state)
+    first = PLIST + side * PIECES
     n = 0
-    for cell in range(CELLS):
-        if state[BOARD + cell] == own:
-            n = _piece_moves(state, cell, out, row, n, base)
+    for k in range(state[PCOUNT + side]):
+        n = _piece_moves(state, state[first + k], out, row, n, base)
     return n
 
 
@@ -217,6 +243,23 @@ def _drop(state, side, cell):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
+def _relist(state, side, frm, to):  # type: ignore[no-untyped-def]
+    """Replace ``frm`` by ``to`` in the side's piece list, keeping it in ascending order."""
+    first = PLIST + side * PIECES
+    last = first + state[PCOUNT + side] - 1
+    i = first
+    while state[i] != frm:
+        i += 1
+    while i > first and state[i - 1] > to:
+        state[i] = state[i - 1]
+        i -= 1
+    while i < last and state[i + 1] < to:
+        state[i] = state[i + 1]
+        i += 1
+    state[i] = to
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def make_move(state, move):  # type: ignore[no-untyped-def]
     side = state[STM]
     ply = state[PLY]
@@ -226,6 +269,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
     state[HIST + 2 * ply + 1] = state[HASH]
     _lift(state, side, frm)
     _drop(state, side, to)
+    _relist(state, side, frm, to)
     state[HASH] ^= Z_PIECE[side, frm] ^ Z_PIECE[side, to] ^ Z_STM
     state[STM] = 1 - side
     state[PLY] = ply + 1
@@ -239,6 +283,7 @@ def unmake_move(state, move):  # type: ignore[no-untyped-def]
     to = (move >> 8) & 255
     _lift(state, side, to)
     _drop(state, side, frm)
+    _relist(state, side, to, frm)
     state[HASH] = state[HIST + 2 * ply + 1]
     state[STM] = side
     state[PLY] = ply
@@ -254,10 +299,10 @@ def _wins(state, side):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy")
 def _has_move(state):  # type: ignore[no-untyped-def]
     """Whether the side to move has a legal move (a step, or a first jump)."""
-    own = state[STM] + 1
-    for cell in range(CELLS):
-        if state[BOARD + cell] != own:
-            continue
+    side = state[STM]
+    first = PLIST + side * PIECES
+    for k in range(state[PCOUNT + side]):
+        cell = state[first + k]
         for d in range(8):
             t = STEP[cell, d]
             if t < 0:
