@@ -8,6 +8,11 @@ the average game length, how many games ended at the ply limit, the first
 player's score, and the time per game. Usage:
 
     python docs/results/halma_crosstable.py [--pairs 200] [--seed 5] [--jobs 2] [--single-jumps]
+                                            [--intent]
+
+``--intent`` plays wall_corner as the seed meant it (``halma:wall_corner_intent``:
+edge bonuses only under own pieces) against the four instead, on the same openings
+(every cell of a tournament plays the seed's openings), as one more row of the table.
 """
 
 from __future__ import annotations
@@ -29,12 +34,19 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--single-jumps", action="store_true",
                     help="the seed's generator: no chained jumps")
+    ap.add_argument("--intent", action="store_true",
+                    help="wall_corner as intended against the four, instead of the round robin")
     args = ap.parse_args()
     rules = {"chain_jumps": 0} if args.single_jumps else {}
-    engines = [replace(preset(f"halma:{n}"), rules={**preset(f"halma:{n}").rules, **rules})
-               for n in NAMES]
+
+    def engine(name: str):  # type: ignore[no-untyped-def]
+        config = preset(f"halma:{name}")
+        return replace(config, rules={**config.rules, **rules})
+
+    engines = [engine(n) for n in NAMES]
+    agents = [engine("wall_corner_intent")] if args.intent else engines
     start = time.time()
-    result = run_tournament(engines, engines, args.pairs, args.seed, args.jobs)
+    result = run_tournament(agents, engines, args.pairs, args.seed, args.jobs)
     seconds = time.time() - start
     print(f"halma, {'single jumps (the seed generator)' if args.single_jumps else 'chain jumps'}"
           f", {args.pairs} pairs per cell, seed {args.seed}, {seconds:.0f} s")
@@ -47,7 +59,7 @@ def main() -> None:
         games += len(plies)
         limit = sum(1 for p in plies if p >= 1000)
         first = [s for p in pairs for s in (p.a_scores[0], 1.0 - p.a_scores[1])]
-        print(f"  {NAMES[a]:>11} vs {NAMES[o]:<11} {sum(plies) / len(plies):6.1f}  {limit:4d}  "
+        print(f"  {agents[a].label:>24} vs {NAMES[o]:<11} {sum(plies) / len(plies):6.1f}  {limit:4d}  "
               f"{sum(first) / len(first):.3f}")
     print(f"{games} games, {seconds / games:.3f} s per game on {args.jobs} worker processes")
 
