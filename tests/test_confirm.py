@@ -72,11 +72,18 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
     complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     best_two = sorted((t for t in complete if not t.user_attrs.get("baseline")),
                       key=lambda t: (-t.value, t.number))[:2]
-    assert [c["trial"] for c in verdict["candidates"]] == [t.number for t in best_two] + [0]
+    trials = [c["trial"] for c in verdict["candidates"] if c["answer"] == "trial"]
+    assert trials == [t.number for t in best_two] + [0]
     assert verdict["candidates"][-1]["baseline"] is True
+    # the study's other answers (the mean of its best trials at least) are candidates too,
+    # each a parameter set of its own
+    answers = [c for c in verdict["candidates"] if c["answer"] != "trial"]
+    assert "top-mean" in {c["answer"] for c in answers}
+    params = [sorted(c["params"].items()) for c in verdict["candidates"]]
+    assert len(params) == len({tuple(p) for p in params})
     # the winner is chosen on the fresh games only
-    fresh = {c["trial"]: c["score"] for c in verdict["candidates"]}
-    assert fresh[verdict["winner"]] == max(fresh.values())
+    fresh = {c["label"]: c["score"] for c in verdict["candidates"]}
+    assert fresh[verdict["winner_label"]] == max(fresh.values())
     assert all(c["games"] == 24 for c in verdict["candidates"])
     # the fresh openings: none is one of the study's, nor a mirror image of one
     kernel = get_game("isolation")
@@ -87,7 +94,7 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
         used |= opening_images(kernel, rules, op)
     assert len(verdict["openings"]) == 12
     assert not any(opening_images(kernel, rules, op) & used for op in verdict["openings"])
-    assert f"winner: trial {verdict['winner']}" in out
+    assert f"winner: {verdict['winner_label']}" in out
     # reproducible: the same command gives the same scores
     assert cli(capsys, "confirm", "c", "--storage", url, "--pairs", "12", "--top", "2")[0] == 0
     again = optuna.load_study(study_name="c", storage=url).user_attrs[CONFIRM_ATTR]
@@ -98,16 +105,20 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
     assert code == 0 and "unconfirmed" not in err
     cfg = EngineConfig.load(out_file)
     prov = cfg.provenance
-    assert prov["trial"] == verdict["winner"] and prov["confirmed"] is True
+    if "winner" in verdict:  # a trial won
+        assert prov["trial"] == verdict["winner"]
+    else:  # an answer won
+        assert "answer " + prov["answer"] == verdict["winner_label"]
+    assert prov["confirmed"] is True
     block = prov["confirmation"]
-    assert block["score"] == fresh[verdict["winner"]] and block["games"] == 24
+    assert block["score"] == fresh[verdict["winner_label"]] and block["games"] == 24
     assert len(block["score_ci"]) == 2 and "los" in block and block["pairs"] == 12
     assert prov["completed_trials"] == 5 and prov["pruned_trials"] == 0
     if not verdict["winner_is_baseline"]:
         lo, hi = block["difference_vs_baseline_ci"]
         assert lo <= block["difference_vs_baseline"] <= hi
-    winner = next(t for t in study.trials if t.number == verdict["winner"])
-    assert {k: cfg.params[k] for k in winner.params} == pytest.approx(winner.params)
+    won = verdict["winner_params"]
+    assert {k: cfg.params[k] for k in won} == pytest.approx(won)
 
 
 def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
@@ -144,9 +155,10 @@ def test_a_confirm_section_confirms_at_the_end_of_tune(tmp_path, capsys) -> None
     url = f"sqlite:///{tmp_path / 'a.db'}"
     code, out, err = cli(capsys, "tune", str(sf), "--storage", url)
     assert code == 0, err
-    assert "confirming study 'c'" in out and "winner: trial" in out
+    assert "confirming study 'c'" in out and "winner: " in out
     verdict = optuna.load_study(study_name="c", storage=url).user_attrs[CONFIRM_ATTR]
-    assert len(verdict["candidates"]) == 2 and verdict["pairs"] == 6
+    assert [c["answer"] for c in verdict["candidates"]].count("trial") == 2  # top 1, baseline
+    assert verdict["pairs"] == 6
     code, out, _ = cli(capsys, "tune", str(sf), "--storage", url)  # nothing new: not again
     assert code == 0 and "confirmed already" in out
 

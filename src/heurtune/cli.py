@@ -282,7 +282,7 @@ def cmd_export(args: argparse.Namespace) -> int:
               f"{args.study_name}` and export again", file=sys.stderr)
     else:
         if confirmation.get("winner_is_baseline"):
-            print("heurtune: warning: the confirmation's winner is the baseline: no trial beat "
+            print("heurtune: warning: the confirmation's winner is the baseline: no candidate beat "
                   "it on the fresh openings", file=sys.stderr)
         if "stale" in confirmation:
             print(f"heurtune: warning: {confirmation['stale']}; confirm again to include the "
@@ -318,9 +318,9 @@ def run_confirmation(storage: str, study_name: str, options: Any) -> None:
                             on_line=lambda line: bar.write(line, file=sys.stdout),
                             on_pair=lambda: bar.update(1))
     bar.close()
-    winner = next(c for c in verdict["candidates"] if c["trial"] == verdict["winner"])
+    winner = next(c for c in verdict["candidates"] if c["label"] == verdict["winner_label"])
     lo, hi = winner["score_ci"]
-    line = (f"winner: trial {verdict['winner']}{' (the baseline)' if winner['baseline'] else ''}, "
+    line = (f"winner: {winner['label']}, "
             f"fresh score {winner['score']:.3f} [{lo:.3f}, {hi:.3f}] over {winner['games']} games")
     if "vs_baseline" in verdict:
         d = verdict["vs_baseline"]

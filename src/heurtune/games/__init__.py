@@ -13,6 +13,18 @@ _MODULES = {
 }
 
 
+def register_game(name: str, module: str) -> None:
+    """Register a game kernel module (one that defines ``KERNEL``, with its
+    heuristics in ``heurtune.engine.heuristics.<name>``) under ``name``: how a
+    game defined outside this list joins, as the simulated oracle does."""
+    _MODULES[name] = module
+
+
+def unregister_game(name: str) -> None:
+    """Forget a game added by :func:`register_game`."""
+    _MODULES.pop(name, None)
+
+
 def game_names() -> list[str]:
     """Names of the registered games."""
     return sorted(_MODULES)
@@ -36,4 +48,6 @@ __all__ = [
     "RuleOption",
     "game_names",
     "get_game",
+    "register_game",
+    "unregister_game",
 ]

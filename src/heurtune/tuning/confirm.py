@@ -2,7 +2,9 @@
 
 The best of many noisy trials is optimistic (the winner's curse): its tuning
 score partly measures its luck on the study's openings. Confirmation re-plays
-the ``top`` best completed trials and the baseline against the study's
+the ``top`` best completed trials, the study's other answers (the mean of the
+best trials, the quadratic model's answer, a duel sampler's own answer: see
+heurtune.tuning.answers) and the baseline against the study's
 opponent on new openings (none of the study's, nor their mirror images, where
 the game declares its symmetries), all candidates on the same openings, and
 picks the winner on those new games only. With an SPRT, the winner then plays
@@ -15,8 +17,10 @@ which ``heurtune export`` reads.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from optuna.trial import FrozenTrial, TrialState
@@ -26,6 +30,8 @@ from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
 from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec
 from heurtune.match.stats import Sprt, t_value
+from heurtune.tuning.answers import study_answers
+from heurtune.tuning.samplers import is_baseline, match_trials
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import ConfirmOptions
 from heurtune.tuning.tune import load_tuned_study
@@ -47,16 +53,49 @@ def trial_config(base: EngineConfig, trial: FrozenTrial, study_name: str) -> Eng
     return base.with_params(dict(trial.params), name=f"{study_name}-trial-{trial.number}")
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """What confirmation re-plays: a trial, or an answer that is no trial."""
+
+    label: str
+    params: dict[str, Any]
+    trial: int | None = None
+    answer: str = "trial"
+    baseline: bool = False
+    tuning_score: float | None = None
+
+
+def _candidates(study: Any, base: EngineConfig, complete: Sequence[FrozenTrial],
+                top: int) -> list[Candidate]:
+    """The ``top`` best match trials, the study's other answers, the baseline last;
+    no parameter set twice."""
+    matches = match_trials(complete)
+    ranked = sorted(matches, key=lambda t: (-float(t.value), t.number))
+    out = [Candidate(f"trial {t.number}", dict(t.params), t.number, tuning_score=float(t.value))
+           for t in ranked if not is_baseline(t)][:top]
+    for a in study_answers(study, base):
+        if a.name != "best":
+            out.append(Candidate(a.label, dict(a.params), answer=a.name))
+    baseline = next((t for t in matches if is_baseline(t)), None)
+    if baseline is not None:
+        out.append(Candidate(f"baseline (trial {baseline.number})", dict(baseline.params),
+                             baseline.number, baseline=True, tuning_score=float(baseline.value)))
+    unique: list[Candidate] = []
+    for c in out:  # a repeat of an earlier one is dropped, unless it is the baseline
+        twin = next((u for u in unique if u.params == c.params), None)
+        if twin is None:
+            unique.append(c)
+        elif c.baseline:
+            unique[unique.index(twin)] = c
+    return unique
+
+
 def _tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
     """The match every trial of the study played (its openings are the ones to avoid)."""
     return MatchSpec(base, opponent, int(setup["pairs"]), int(setup["seed"]),
                      int(setup["opening_plies"]),
                      by_symmetry=setup.get("distinct_openings", "position") == "symmetry",
                      every_class=setup.get("openings") == "all")
-
-
-def _is_baseline(trial: FrozenTrial) -> bool:
-    return bool(trial.user_attrs.get("baseline")) or bool(trial.user_attrs.get("start_from"))
 
 
 def paired_difference(a: Sequence[PairResult], b: Sequence[PairResult],
@@ -82,6 +121,7 @@ def confirm_study(
     options: ConfirmOptions,
     on_line: Callable[[str], None] = lambda _line: None,
     on_pair: Callable[[], None] | None = None,
+    runner: MatchRunner | None = None,
 ) -> dict[str, Any]:
     """Confirm a study's best trials on fresh openings and store the verdict.
 
@@ -91,13 +131,10 @@ def confirm_study(
     study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
     opponent = EngineConfig.from_dict(setup["opponent"], source=f"study {study_name!r}")
-    ranked = sorted(complete, key=lambda t: (-float(t.value), t.number))
-    candidates = [t for t in ranked if not _is_baseline(t)][: options.top]
-    baseline = next((t for t in complete if _is_baseline(t)), None)
-    if baseline is not None:
-        candidates.append(baseline)
+    candidates = _candidates(study, base, complete, options.top)
     if not candidates:
         raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
+    baseline = next((c for c in candidates if c.baseline), None)
 
     tuning = _tuning_spec(setup, base, opponent)
     tuning_openings = tuple(tuning.openings())
@@ -106,22 +143,25 @@ def confirm_study(
     fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings)
     openings = fresh.openings()
     results: list[dict[str, Any]] = []
-    played: dict[int, list[PairResult]] = {}
-    with MatchRunner(options.jobs) as runner:
-        for trial in candidates:
-            config = trial_config(base, trial, study_name)
+    played: dict[str, list[PairResult]] = {}
+    with (MatchRunner(options.jobs) if runner is None else contextlib.nullcontext(runner)) as play:
+        for cand in candidates:
+            config = base.with_params(cand.params, name=f"{study_name}-{cand.label.split(' (')[0]}"
+                                      .replace(" ", "-"))
             spec = MatchSpec(config, opponent, options.pairs, seed, plies, tuning_openings)
-            result = runner.run(spec, on_pair=(lambda _p: on_pair()) if on_pair else None,
-                                openings=openings)
-            played[trial.number] = result.pairs
+            result = play.run(spec, on_pair=(lambda _p: on_pair()) if on_pair else None,
+                              openings=openings)
+            played[cand.label] = result.pairs
             stats = result.stats
-            entry = {"trial": trial.number, "baseline": trial is baseline,
-                     "tuning_score": float(trial.value), **stats.to_dict()}
-            results.append(entry)
-            label = (f"baseline (trial {trial.number})" if trial is baseline
-                     else f"trial {trial.number}")
-            on_line(f"{label:<20} tuning {float(trial.value):.3f}  fresh {stats.summary()}")
-        winner = max(results, key=lambda e: (e["score"], -e["trial"]))
+            entry = {"label": cand.label, "trial": cand.trial, "answer": cand.answer,
+                     "baseline": cand.baseline, "params": cand.params,
+                     "tuning_score": cand.tuning_score, **stats.to_dict()}
+            results.append({k: v for k, v in entry.items() if v is not None})
+            tuning_text = "   -  " if cand.tuning_score is None else f"{cand.tuning_score:.3f}"
+            on_line(f"{cand.label:<20} tuning {tuning_text}  fresh {stats.summary()}")
+        # the highest fresh score; on a tie the earlier candidate (trials by rank, then
+        # answers, the baseline last)
+        winner = max(results, key=lambda e: (e["score"], -results.index(e)))
         verdict: dict[str, Any] = {
             "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
             "opponent": setup.get("opponent_spec", opponent.label),
@@ -132,22 +172,25 @@ def confirm_study(
             "excluded_study_openings": len(tuning_openings),
             "completed_trials": len(complete),
             "candidates": results,
-            "winner": winner["trial"],
+            "winner": winner.get("trial"),
+            "winner_label": winner["label"],
+            "winner_params": winner["params"],
             "winner_is_baseline": bool(winner["baseline"]),
         }
+        if verdict["winner"] is None:
+            del verdict["winner"]  # an answer that is no trial
         if baseline is not None and not winner["baseline"]:
-            diff, lo, hi = paired_difference(played[winner["trial"]], played[baseline.number])
+            diff, lo, hi = paired_difference(played[winner["label"]], played[baseline.label])
             verdict["vs_baseline"] = {"difference": diff, "difference_ci": [lo, hi]}
         if options.sprt is not None:
             sprt = Sprt(*options.sprt)
-            trial = next(t for t in candidates if t.number == winner["trial"])
-            config = trial_config(base, trial, study_name)
+            config = base.with_params(winner["params"], name=f"{study_name}-winner")
             spec = MatchSpec(config, opponent, options.max_pairs, (seed + 1) % (SEED_MAX + 1),
                              plies, tuning_openings + tuple(openings), fewer_ok=True)
-            result, outcome = runner.run_sprt(
+            result, outcome = play.run_sprt(
                 spec, sprt, on_pair=(lambda _p, _l: on_pair()) if on_pair else None)
             verdict["sprt"] = {**outcome.to_dict(), **result.stats.to_dict(),
                                "seed": spec.seed}
-            on_line(f"winner trial {winner['trial']}: {outcome.summary()}")
+            on_line(f"winner {winner['label']}: {outcome.summary()}")
     study.set_user_attr(CONFIRM_ATTR, verdict)
     return verdict

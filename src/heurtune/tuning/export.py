@@ -16,10 +16,11 @@ from typing import Any
 
 import optuna
 import pandas as pd
-from optuna.trial import TrialState
+from optuna.trial import FrozenTrial, TrialState
 
 import heurtune
 from heurtune.engine.config import EngineConfig
+from heurtune.tuning.answers import default_answer
 from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.tune import load_tuned_study
@@ -27,34 +28,58 @@ from heurtune.tuning.tune import load_tuned_study
 
 UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning openings, which is "
                "optimistic (the best of many noisy trials); run `heurtune confirm` first")
+UNCONFIRMED_ANSWER = ("unconfirmed: an answer computed from the study's trials, which has "
+                      "played no games of its own; run `heurtune confirm` first")
+
+
+def _winner(study: optuna.Study, base: EngineConfig, complete: list[FrozenTrial],
+            confirmation: dict[str, Any] | None) -> tuple[str, dict[str, Any], FrozenTrial | None]:
+    """(label, searched parameters, trial or None) of what export writes: the
+    confirmation's winner, else the study's default answer."""
+    if confirmation is not None:
+        number = confirmation.get("winner")
+        trial = next((t for t in complete if t.number == number), None)
+        params = confirmation.get("winner_params")
+        if params is None and trial is not None:  # recorded before answers were candidates
+            params = dict(trial.params)
+        label = confirmation.get("winner_label", f"trial {number}")
+        return label, dict(params or {}), trial
+    answer = default_answer(study, base)
+    trial = next((t for t in complete if t.number == answer.trial), None)
+    return answer.label, dict(answer.params), trial
 
 
 def best_config(storage_url: str, study_name: str) -> EngineConfig:
-    """The study's confirmed winner (else its best completed trial) as a
-    configuration with provenance."""
+    """The study's confirmed winner (else its default answer: the best completed
+    trial unless the study says otherwise) as a configuration with provenance."""
     study, setup, complete = load_tuned_study(storage_url, study_name, "export")
     confirmation = study.user_attrs.get(CONFIRM_ATTR)
-    best = study.best_trial
-    if confirmation is not None:
-        best = next((t for t in complete if t.number == confirmation["winner"]), best)
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
-    attrs = best.user_attrs
+    label, params, trial = _winner(study, base, complete, confirmation)
     states = [t.state for t in study.get_trials(deepcopy=False)]
-    provenance = {
+    provenance: dict[str, Any] = {
         "study": study_name,
-        "trial": best.number,
         "objective": study.user_attrs.get("objective", "score"),
         "opponent": setup.get("opponent_spec", ""),
         "pairs": setup["pairs"],
         "seed": setup["seed"],
-        "games": attrs.get("games", 0),
-        "wins": attrs.get("wins", 0),
-        "draws": attrs.get("draws", 0),
-        "losses": attrs.get("losses", 0),
-        "score": float(best.value),
-        "score_ci": list(attrs.get("score_ci", [])),
-        "elo": attrs.get("elo", 0.0),
-        "elo_ci": list(attrs.get("elo_ci", [])),
+    }
+    if trial is not None:  # its tuning match
+        attrs = trial.user_attrs
+        provenance.update({
+            "trial": trial.number,
+            "games": attrs.get("games", 0),
+            "wins": attrs.get("wins", 0),
+            "draws": attrs.get("draws", 0),
+            "losses": attrs.get("losses", 0),
+            "score": float(trial.value),
+            "score_ci": list(attrs.get("score_ci", [])),
+            "elo": attrs.get("elo", 0.0),
+            "elo_ci": list(attrs.get("elo_ci", [])),
+        })
+    else:
+        provenance["answer"] = label.removeprefix("answer ")
+    provenance.update({
         "completed_trials": len(complete),
         "pruned_trials": states.count(TrialState.PRUNED),
         "failed_trials": states.count(TrialState.FAIL),
@@ -62,28 +87,39 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         "optuna_version": optuna.__version__,
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         "confirmed": confirmation is not None,
-        "note": ("score and interval are the tuning match's, unadjusted for the selection "
-                 "among trials; [provenance.confirmation] holds the fresh evidence"
-                 if confirmation is not None else UNCONFIRMED),
-    }
+    })
     if confirmation is not None:
+        provenance["note"] = ("score and interval are the tuning match's, unadjusted for the "
+                              "selection among trials; [provenance.confirmation] holds the "
+                              "fresh evidence" if trial is not None else
+                              "an answer computed from the study, not a trial: "
+                              "[provenance.confirmation] holds its evidence")
         provenance["confirmation"] = _confirmation_block(confirmation, len(complete))
+    else:
+        provenance["note"] = UNCONFIRMED if trial is not None else UNCONFIRMED_ANSWER
+    slug = label.split(" (")[0].replace(" ", "-")
     return EngineConfig(
         game=base.game,
         heuristic=base.heuristic,
-        params={**base.params, **best.params},
+        params={**base.params, **params},
         search=base.search,
         rules=base.rules,
-        name=f"{study_name}-trial-{best.number}",
-        description=f"tuned by heurtune: study {study_name!r}, trial {best.number}",
+        name=f"{study_name}-{slug}",
+        description=f"tuned by heurtune: study {study_name!r}, {label}",
         provenance=provenance,
     )
+
+
+def _is_winner(candidate: dict[str, Any], verdict: dict[str, Any]) -> bool:
+    if "winner_label" in verdict:
+        return bool(candidate.get("label") == verdict["winner_label"])
+    return bool(candidate.get("trial") == verdict.get("winner"))  # recorded before answers
 
 
 def _confirmation_block(verdict: dict[str, Any], completed: int) -> dict[str, Any]:
     """What an exported file says of the confirmation: the winner's fresh figures,
     its paired difference from the baseline and the SPRT, if one was run."""
-    winner = next(c for c in verdict["candidates"] if c["trial"] == verdict["winner"])
+    winner = next(c for c in verdict["candidates"] if _is_winner(c, verdict))
     keys = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
             "nelo", "pentanomial")
     block: dict[str, Any] = {
@@ -92,7 +128,7 @@ def _confirmation_block(verdict: dict[str, Any], completed: int) -> dict[str, An
         "seed": verdict["seed"],
         "opening_plies": verdict["opening_plies"],
         "excluded_study_openings": verdict["excluded_study_openings"],
-        "candidates": [c["trial"] for c in verdict["candidates"]],
+        "candidates": [c.get("label", f"trial {c.get('trial')}") for c in verdict["candidates"]],
         "candidate_scores": [c["score"] for c in verdict["candidates"]],
         "winner_is_baseline": verdict["winner_is_baseline"],
         **{k: winner[k] for k in keys if k in winner},

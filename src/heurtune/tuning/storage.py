@@ -17,6 +17,10 @@ from heurtune.errors import HeurtuneError
 from heurtune.tuning import experimental_ok
 
 DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
+# ``memory:NAME``: an in-process storage that lives as long as the process (the
+# simulated-oracle benchmark and tests run thousands of trials in it)
+MEMORY_PREFIX = "memory:"
+_MEMORY: dict[str, optuna.storages.InMemoryStorage] = {}
 
 
 def _sqlite_path(url: str) -> Path | None:
@@ -105,8 +109,16 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     that create the tables of a new database at the same moment retry instead
     of failing. With ``create=False`` (export, dashboard, trials) nothing is
     written: a missing SQLite file is an error rather than a new empty database,
-    and Optuna's tables are not created.
+    and Optuna's tables are not created. ``memory:NAME`` is a storage inside this
+    process (nothing is kept when it ends), for experiments and tests.
     """
+    if url.startswith(MEMORY_PREFIX):
+        if url not in _MEMORY:
+            if not create:
+                raise HeurtuneError(f"no storage at {url}: nothing was stored under that "
+                                    "name in this process")
+            _MEMORY[url] = optuna.storages.InMemoryStorage()
+        return _MEMORY[url]  # type: ignore[return-value]
     heartbeat = _seconds_from_env("HEURTUNE_HEARTBEAT", 30)
     grace = _seconds_from_env("HEURTUNE_GRACE", 120)
     if grace < 2 * heartbeat:  # else healthy trials between two heartbeats look dead

@@ -10,7 +10,8 @@ Example (``studies/morris.toml``)::
     pairs = 8                 # opening pairs (2 games each) per trial ("all": one
     #                         # opening of every symmetry class, where they are few)
     seed = 42                 # openings, sampler and tie-breaks
-    sampler = "tpe"           # tpe | multivariate-tpe | random | qmc
+    sampler = "tpe"           # tpe | multivariate-tpe | random | qmc | cmaes | gp | spsa | duels
+    # answer = "auto"         # what export writes unconfirmed: auto | best | top-mean | model | sampler
     # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
     # distinct_openings = "symmetry" # no two openings mirror images (position: the old way)
     jobs = 2                  # worker processes per match
@@ -34,6 +35,10 @@ Example (``studies/morris.toml``)::
     alpha = 0.05              # false-prune rate against a fixed best, over all looks
     margin = 0.0              # prune when (trial - best) < -margin for sure
     checkpoints = [0.25, 0.5, 0.75]   # fractions of the pairs where it looks
+
+    # [sampler]               # instead of [study] sampler: the sampler with options
+    # kind = "spsa"
+    # precision = 0.5         # see heurtune.tuning.samplers.OPTIONS
 """
 
 from __future__ import annotations
@@ -49,8 +54,13 @@ from heurtune.errors import HeurtuneError
 from heurtune.match.runner import MatchSpec
 from heurtune.games import get_game
 from heurtune.tomlio import read_toml
+from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, check_space
 
-SAMPLERS = ("tpe", "multivariate-tpe", "random", "qmc")
+# what ``export`` writes for an unconfirmed study (confirm plays all of them):
+# the best trial, the mean of the best trials' weights, the quadratic model's
+# answer, the sampler's own answer (SPSA's iterate, the duels model's), or
+# ``auto``: the sampler's own answer for spsa and duels, else the best trial
+ANSWERS = ("auto", "best", "top-mean", "model", "sampler")
 # per-trial: each trial samples from its own stream (the study seed mixed with the
 # trial number), so parallel and resumed workers never repeat each other's draws;
 # per-study: one stream per worker process seeded with the study seed (how the
@@ -61,11 +71,11 @@ SEED_MAX = 2**32 - 1
 NAME_MAX = 512  # Optuna's study name column
 PRUNERS = ("checkpoint", "wilcoxon", "median", "none")
 
-_SECTIONS = {"study", "engine", "params", "pruner", "confirm"}
+_SECTIONS = {"study", "engine", "params", "pruner", "confirm", "sampler"}
 _CONFIRM_KEYS = {"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}
 _STUDY_KEYS = {
     "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
-    "start_from", "sampler_seeding", "distinct_openings",
+    "start_from", "sampler_seeding", "distinct_openings", "answer",
 }
 _ENGINE_KEYS = {"heuristic", "search", "rules"}
 _PRUNER_KEYS = {"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha", "margin",
@@ -140,7 +150,7 @@ class StudyFile:
     trials: int
     pairs: int
     seed: int
-    sampler: str
+    sampler: SamplerSpec
     jobs: int
     opening_plies: int
     pruner: PrunerSpec = field(default_factory=PrunerSpec)
@@ -150,6 +160,7 @@ class StudyFile:
     distinct_openings: str = "symmetry"
     confirm: ConfirmOptions | None = None  # the [confirm] section: confirm at the end of tune
     every_class: bool = False  # pairs = "all": one opening of every symmetry class
+    answer: str = "auto"  # what export writes unconfirmed (see ANSWERS)
 
     def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
         """The match each trial plays (``engine``: the trial's; default the baseline).
@@ -161,6 +172,8 @@ class StudyFile:
 
     @property
     def objective_name(self) -> str:
+        if self.sampler.duels:  # trial 0 plays the opponent, the others duel
+            return f"score (trial 0: vs {self.opponent.label}; duels: + vs - weights)"
         return f"score vs {self.opponent.label}"
 
     def setup(self) -> dict[str, Any]:
@@ -178,7 +191,15 @@ class StudyFile:
             **({"distinct_openings": self.distinct_openings}
                if self.distinct_openings != "position" else {}),
             **({"openings": "all"} if self.every_class else {}),
+            # duel trials mean something else: a study is one or the other
+            **({"sampler": self.sampler.kind} if self.sampler.duels else {}),
         }
+
+    @property
+    def baseline_params(self) -> dict[str, Any]:
+        """Where the search starts: the start_from engine's weights, else the defaults."""
+        return {p.name: self.start_params.get(p.name, self.base.params[p.name])
+                for p in self.space.searched}
 
 
 def _need(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -276,9 +297,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
             raise HeurtuneError(f"{w}: pairs = \"all\": {exc}") from None
         if pairs == 0:
             raise HeurtuneError(f"{w}: pairs = \"all\": no {plies}-ply opening to play")
-    sampler = _typed(study.get("sampler", "tpe"), str, f"{w}: sampler")
-    if sampler not in SAMPLERS:
-        raise HeurtuneError(f"{w}: unknown sampler {sampler!r} (known: {', '.join(SAMPLERS)})")
+    sampler = _sampler_section(data, study, where)
     seeding = _typed(study.get("sampler_seeding", "per-trial"), str, f"{w}: sampler_seeding")
     if seeding not in SAMPLER_SEEDINGS:
         raise HeurtuneError(f"{w}: sampler_seeding must be one of {', '.join(SAMPLER_SEEDINGS)}, "
@@ -332,14 +351,36 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         start_params = {p.name: start_params[p.name] for p in space.searched}
     name = _typed(study.get("name", Path(path).stem), str, f"{w}: name")
     check_study_name(name, w)
+    check_space(sampler, space, where)
+    answer = _typed(study.get("answer", "auto"), str, f"{w}: answer")
+    if answer not in ANSWERS:
+        raise HeurtuneError(f"{w}: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
     return StudyFile(
         path=where, name=name, base=base, space=space, opponent=opponent,
         opponent_spec=opponent_spec, trials=trials, pairs=pairs,
         seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
-        every_class=every_class,
+        every_class=every_class, answer=answer,
     )
+
+
+def _sampler_section(data: Mapping[str, Any], study: Mapping[str, Any],
+                     where: str) -> SamplerSpec:
+    """``[study] sampler = "kind"``, or a ``[sampler]`` table: ``kind`` and its options."""
+    table = dict(_table(data, "sampler", where))
+    named = study.get("sampler")
+    if named is not None:
+        named = _typed(named, str, f"{where} [study]: sampler")
+    kind = table.pop("kind", None)
+    if kind is not None:
+        kind = _typed(kind, str, f"{where} [sampler]: kind")
+        if named is not None and named != kind:
+            raise HeurtuneError(f"{where}: [study] sampler = {named!r} but [sampler] kind = "
+                                f"{kind!r}: name it once")
+    elif table and named is None:
+        raise HeurtuneError(f"{where} [sampler]: missing 'kind'")
+    return SamplerSpec.parse(kind or named or "tpe", table, f"{where} [sampler]")
 
 
 def _checkpoints(value: Any, where: str) -> tuple[float, ...]:

@@ -35,6 +35,7 @@ Many workers may run the same command on one study (one machine or several):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import threading
@@ -44,16 +45,16 @@ from types import FrameType
 from typing import Any, Callable, Iterator, Sequence
 
 import optuna
-from optuna.distributions import BaseDistribution
-from optuna.samplers import BaseSampler
 from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult, mix_seed
-from heurtune.match.runner import MatchRunner, stats_of
+from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec, stats_of
 from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
+from heurtune.tuning.samplers import (DUEL_ATTR, SAMPLER_ATTR, TrialSeededSampler,
+                                     make_sampler, match_trials)
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
 
@@ -62,58 +63,13 @@ PAIR_SCORES_ATTR = "pair_scores"  # a completed trial's pair scores, by opening 
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
 
 
-class TrialSeededSampler(BaseSampler):
-    """A sampler whose every trial draws from its own stream: a fresh inner
-    sampler seeded with the study seed mixed with the trial number. The
-    samplers wrapped (TPE, random) keep no state besides their random stream;
-    what they learn, they read from the study's trials."""
-
-    def __init__(self, make: Callable[[int], BaseSampler], seed: int) -> None:
-        self._make = make
-        self._seed = seed
-        self._inner = make(seed)
-
-    @staticmethod
-    def trial_seed(seed: int, number: int) -> int:
-        return mix_seed(seed, number) & 0xFFFFFFFF
-
-    def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
-        self._inner = self._make(self.trial_seed(self._seed, trial.number))
-        self._inner.before_trial(study, trial)
-
-    def infer_relative_search_space(
-        self, study: optuna.Study, trial: FrozenTrial
-    ) -> dict[str, BaseDistribution]:
-        return self._inner.infer_relative_search_space(study, trial)
-
-    def sample_relative(self, study: optuna.Study, trial: FrozenTrial,
-                        search_space: dict[str, BaseDistribution]) -> dict[str, Any]:
-        return self._inner.sample_relative(study, trial, search_space)
-
-    def sample_independent(self, study: optuna.Study, trial: FrozenTrial, param_name: str,
-                           param_distribution: BaseDistribution) -> Any:
-        return self._inner.sample_independent(study, trial, param_name, param_distribution)
-
-    def after_trial(self, study: optuna.Study, trial: FrozenTrial, state: TrialState,
-                    values: Sequence[float] | None) -> None:
-        self._inner.after_trial(study, trial, state, values)
-
-
-def make_sampler(kind: str, seed: int, seeding: str = "per-study") -> optuna.samplers.BaseSampler:
-    """The study's sampler; ``seeding = "per-trial"`` gives every trial its own
-    stream (QMC keeps one: its points are numbered by the study itself)."""
-    if seeding == "per-trial" and kind != "qmc":
-        return TrialSeededSampler(lambda s: make_sampler(kind, s), seed)
-    with experimental_ok():
-        if kind == "tpe":
-            return optuna.samplers.TPESampler(seed=seed)
-        if kind == "multivariate-tpe":  # models correlated weights (early vs late, own vs opp)
-            return optuna.samplers.TPESampler(seed=seed, multivariate=True)
-        if kind == "random":
-            return optuna.samplers.RandomSampler(seed=seed)
-        if kind == "qmc":
-            return optuna.samplers.QMCSampler(seed=seed)
-    raise HeurtuneError(f"unknown sampler {kind!r}")
+def best_match_trial(study: optuna.Study) -> FrozenTrial | None:
+    """The completed trial with the best score against the opponent (duel trials
+    score against other weights, which is not comparable)."""
+    complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    if not complete:
+        return None
+    return max(complete, key=lambda t: (float(t.value), -t.number))
 
 
 def load_tuned_study(storage_url: str, study_name: str,
@@ -254,28 +210,38 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
         if "fixed_params" not in attrs and "failed_trial" not in attrs:  # sampled here
             _step_aside_if_surplus(trial, target)
-            if sf.sampler_seeding == "per-trial" and sf.sampler != "qmc":
+            if (sf.sampler_seeding == "per-trial" and sf.sampler.kind != "qmc"
+                    and not sf.sampler.duels):
                 trial.set_user_attr("sampler_seed",
                                     TrialSeededSampler.trial_seed(sf.seed, trial.number))
         params = suggest(trial, sf.space)
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
-        spec = sf.match_spec(config)
+        duel = attrs.get(DUEL_ATTR)
         pairs: list[PairResult] = []
-        if checkpoint:  # each trial its own order of the same openings
+        if duel is not None:  # the sampler's other weights, on openings of this trial's own
+            other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
+            spec = MatchSpec(config, other, sf.pairs,
+                             mix_seed(sf.seed, trial.number, 0xD0E1) & SEED_MAX,
+                             sf.opening_plies, by_symmetry=sf.distinct_openings == "symmetry")
+            stream = runner.iter_pairs(spec, spec.openings())
+        elif checkpoint:  # each trial its own order of the same openings
+            spec = sf.match_spec(config)
             order = trial_order(len(openings), sf.seed, trial.number)
             stream = runner.iter_pairs(spec, [openings[i] for i in order], order)
         else:
-            stream = runner.iter_pairs(spec, openings)
+            stream = runner.iter_pairs(sf.match_spec(config), openings)
+        running = 0.0
         try:
             for pair in waiting(stream):
                 pairs.append(pair)
+                running += pair.score
                 if on_pair is not None:
                     on_pair(trial.number, pair)
-                if per_opening:
+                if per_opening and duel is None:
                     trial.report(pair.score, step=pair.index)
                 else:  # the running score: what the sampler ranks a pruned trial by
-                    trial.report(stats_of(pairs).score, step=len(pairs))
-                if len(pairs) >= sf.pairs:
+                    trial.report(running / len(pairs), step=len(pairs))
+                if len(pairs) >= sf.pairs or duel is not None:
                     continue
                 if checkpoint:
                     prune = _checkpoint_prune(trial, sf, pairs)
@@ -286,7 +252,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
-        return _record(trial, pairs, keep_pairs=checkpoint)
+        return _record(trial, pairs, keep_pairs=checkpoint or duel is not None)
 
     return objective
 
@@ -296,9 +262,8 @@ def _checkpoint_prune(trial: optuna.Trial, sf: StudyFile, pairs: list[PairResult
     completed trial's pair scores, opening by opening)."""
     if len(pairs) not in checkpoint_steps(sf.pairs, sf.pruner.checkpoints):
         return False
-    try:
-        best = trial.study.best_trial
-    except ValueError:  # no completed trial yet
+    best = best_match_trial(trial.study)
+    if best is None:  # no completed trial yet
         return False
     best_scores = best.user_attrs.get(PAIR_SCORES_ATTR)
     if not best_scores or best.number == trial.number:
@@ -327,8 +292,14 @@ def tune(
     jobs: int | None = None,
     on_trial: TrialCallback | None = None,
     on_pair: Callable[[int, PairResult], None] | None = None,
+    runner: MatchRunner | None = None,
+    until: Callable[[optuna.Study], bool] | None = None,
 ) -> TuneSummary:
-    """Create or resume the study and run trials until it has ``trials`` finished ones."""
+    """Create or resume the study and run trials until it has ``trials`` finished ones.
+
+    ``runner`` plays the pairs (default: a :class:`MatchRunner` of ``jobs``
+    processes; the simulated-oracle benchmark passes its own); ``until``, called
+    between trials, stops the run early when it returns true."""
     name = study_name or sf.name
     target = trials if trials is not None else sf.trials
     if target < 1:
@@ -344,6 +315,9 @@ def tune(
     stored = study.user_attrs.get(SETUP_ATTR)
     if created:
         study.set_user_attr("objective", sf.objective_name)
+        study.set_user_attr(SAMPLER_ATTR, {"kind": sf.sampler.kind, "options": sf.sampler.given(),
+                                           "answer": sf.answer,
+                                           "planned_pairs": sf.trials * sf.pairs})
         with experimental_ok():
             study.set_metric_names([sf.objective_name])
         if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
@@ -375,9 +349,11 @@ def tune(
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:
             callbacks.append(lambda _s, t: None if t.user_attrs.get("surplus") else on_trial(t))
-        with MatchRunner(workers) as runner, _InterruptsInObjective() as guard:
-            objective = _objective(sf, runner, openings, on_pair, target, guard)
-            while _wanted(study, target):
+        own = runner is None
+        with (MatchRunner(workers) if own else contextlib.nullcontext(runner)) as play, \
+                _InterruptsInObjective() as guard:
+            objective = _objective(sf, play, openings, on_pair, target, guard)
+            while _wanted(study, target) and not (until is not None and until(study)):
                 guard.check()
                 with _quiet_interrupts(), _as_heurtune_errors():
                     study.optimize(objective, n_trials=1, callbacks=callbacks,
@@ -385,8 +361,7 @@ def tune(
                 if mine and mine[-1].user_attrs.get("surplus"):
                     break
                 ran += bool(mine) and mine[-1].state in FINISHED
-    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    best = study.best_trial if complete else None
+    best = best_match_trial(study)
     return TuneSummary(
         study_name=name,
         storage=storage_url,
@@ -401,7 +376,8 @@ def tune(
 def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Study, bool]:
     """The study and whether this worker created it. Workers starting together on
     a new storage race to create it: the loser of the race loads it instead."""
-    sampler = make_sampler(sf.sampler, sf.seed, sf.sampler_seeding)
+    sampler = make_sampler(sf.sampler, sf.seed, sf.sampler_seeding, sf.space,
+                           sf.baseline_params, sf.trials * sf.pairs)
     last: Exception | None = None
     for attempt in range(20):
         try:

@@ -1,0 +1,293 @@
+"""Which optimiser needs the fewest games? The simulated-oracle benchmark.
+
+    python benchmarks/oracle.py --case fishtest [--seeds 20] [--json] [--plot FILE]
+                                [--optimisers duels,spsa,...] [--full] [--table FILE]
+    python benchmarks/oracle.py --validate-spsa [--seeds 50]
+
+Each run is a real heurtune study (a study file written for the oracle's
+stand-in game, ``heurtune.tuning.tune.tune`` with the sampler and its options,
+the default checkpoint pruner, the in-memory storage) whose games are decided
+by a known Elo landscape (heurtune.match.oracle; the cases are in
+heurtune.engine.heuristics.oracle: ``fishtest`` is fishtest's SPSA simulator's
+setup). At checkpoints of games spent (the baseline trial's included) it asks
+the study for its answers (heurtune.tuning.answers: what ``export`` and
+``confirm`` use) from the trials finished within that many games, and records
+how many Elo below the optimum each answer is.
+
+Per optimiser: the median (and quartiles) of that loss over the seeds at every
+checkpoint, the games until the median is within 1 Elo and within 0.5 Elo
+(interpolated between checkpoints in log games; null: not within the budget),
+and how often the answer is worse than the baseline. ``--json`` prints one
+object keyed by sampler name (``spsa``: the Autoselect configuration) with
+those figures for its best answer, and under ``default`` the configuration
+heurtune uses by default.
+
+``--validate-spsa`` runs the SPSA sampler for the 376,868 games fishtest's
+simulator plans for 4 parameters and reports how often it ends within 0.5 Elo
+(the simulator's design: 95%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from heurtune.engine.heuristics.oracle import CASES, loss
+from heurtune.match.oracle import GAME, OracleRunner, oracle_game
+from heurtune.tomlio import write_toml
+from heurtune.tuning.answers import study_answers
+from heurtune.tuning.samplers import SAMPLERS
+from heurtune.tuning.storage import load_study, open_storage
+from heurtune.tuning.studyfile import load_study_file
+from heurtune.tuning.tune import tune
+
+DEFAULT = "duels"  # the configuration heurtune uses by default (studyfile.DEFAULT_SAMPLER)
+THRESHOLDS = (1.0, 0.5)
+WORSE = 1e-6  # Elo: an answer this much below the baseline counts as worse
+
+
+@dataclass(frozen=True)
+class Config:
+    """One optimiser configuration: sampler, options, pairs per trial, games budget."""
+
+    name: str
+    sampler: str
+    pairs: int
+    budget: int
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+# each optimiser at the pairs per trial it does best with (the --full table shows others)
+CONFIGS = [
+    Config("duels", "duels", 16, 64_000),
+    Config("spsa", "spsa", 16, 200_000),
+    Config("tpe", "tpe", 250, 200_000),
+    Config("multivariate-tpe", "multivariate-tpe", 250, 200_000),
+    Config("cmaes", "cmaes", 250, 200_000),
+    Config("random", "random", 250, 200_000),
+    Config("qmc", "qmc", 250, 200_000),
+    Config("gp", "gp", 1000, 200_000),
+]
+FULL_EXTRA = [
+    Config("duels-4", "duels", 4, 64_000),
+    Config("duels-8", "duels", 8, 64_000),
+    Config("duels-64", "duels", 64, 64_000),
+    Config("spsa-classic", "spsa", 16, 200_000, {"schedule": "classic"}),
+    Config("spsa-64", "spsa", 64, 200_000),
+    Config("tpe-50", "tpe", 50, 200_000),
+    Config("tpe-1000", "tpe", 1000, 200_000),
+    Config("cmaes-50", "cmaes", 50, 200_000),
+]
+
+
+def checkpoints(budget: int) -> list[int]:
+    """Games at which the answers are read: 1,000 then about 1.41x apart."""
+    out, g = [], 1000.0
+    while g <= budget * 1.0001:
+        out.append(int(round(g)))
+        g *= math.sqrt(2.0)
+    return out
+
+
+def study_file(path: Path, case: str, cfg: Config, seed: int) -> Path:
+    data: dict[str, Any] = {
+        "study": {"name": "oracle", "game": GAME, "opponent": f"{GAME}:{case}",
+                  "trials": 10_000_000, "pairs": cfg.pairs, "seed": seed, "jobs": 1},
+        "engine": {"heuristic": case},
+        "sampler": {"kind": cfg.sampler, **cfg.options},
+    }
+    write_toml(path, data)
+    return path
+
+
+def run_one(case: str, cfg: Config, seed: int, tmp: Path) -> dict[str, list[float]]:
+    """Loss of every answer at every checkpoint, for one seed."""
+    sf = load_study_file(study_file(tmp / f"{cfg.name}-{seed}.toml", case, cfg, seed))
+    runner = OracleRunner(seed=seed)
+    url = f"memory:{cfg.name}-{seed}-{time.monotonic_ns()}"
+    marks = checkpoints(cfg.budget)
+    records: list[dict[str, float]] = []  # per checkpoint: the loss of every answer
+    state: dict[str, Any] = {"study": None}
+    the_case = CASES[case]
+
+    def on_trial(trial: Any) -> None:
+        if state["study"] is None:
+            state["study"] = load_study(open_storage(url), "oracle")
+        study = state["study"]
+        while len(records) < len(marks) and runner.games >= marks[len(records)]:
+            # what the study knew within the checkpoint: the trials before this one
+            known = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
+            records.append({a.name: loss(the_case, a.params)
+                            for a in study_answers(study, sf.base, known)})
+
+    tune(sf, storage_url=url, runner=runner, on_trial=on_trial,
+         until=lambda _study: len(records) >= len(marks))
+    # an answer not offered yet at a checkpoint: what export falls back to, the
+    # best trial (the baseline before any trial finished)
+    names = {n for r in records for n in r}
+    return {n: [r.get(n, r.get("best", the_case.start_elo)) for r in records] for n in names}
+
+
+def games_to(marks: list[int], median: np.ndarray, threshold: float) -> int | None:
+    """Games until the median first reaches ``threshold`` (log-interpolated)."""
+    for k, m in enumerate(median):
+        if m <= threshold:
+            if k == 0:
+                return marks[0]
+            g0, g1, m0 = math.log(marks[k - 1]), math.log(marks[k]), median[k - 1]
+            t = (m0 - threshold) / (m0 - m) if m0 != m else 1.0
+            return int(round(math.exp(g0 + t * (g1 - g0))))
+    return None
+
+
+def summarise(case: str, cfg: Config, runs: list[dict[str, list[float]]],
+              seconds: float) -> dict[str, Any]:
+    marks = checkpoints(cfg.budget)
+    start = CASES[case].start_elo
+    names = sorted({n for r in runs for n in r})
+    answers: dict[str, Any] = {}
+    for name in names:
+        curves = np.array([r.get(name, [start] * len(marks))[:len(marks)] for r in runs])
+        median = np.median(curves, axis=0)
+        answers[name] = {
+            "games_to_1_elo": games_to(marks, median, 1.0),
+            "games_to_half_elo": games_to(marks, median, 0.5),
+            "median": [round(float(x), 4) for x in median],
+            "q25": [round(float(x), 4) for x in np.quantile(curves, 0.25, axis=0)],
+            "q75": [round(float(x), 4) for x in np.quantile(curves, 0.75, axis=0)],
+            "worse_than_baseline": [round(float(x), 3)
+                                    for x in (curves > start + WORSE).mean(axis=0)],
+            "median_never_worse": bool(np.all(median <= start + WORSE)),
+        }
+
+    def rank(name: str) -> tuple[float, float, float]:
+        a = answers[name]
+        big = float("inf")
+        return (a["games_to_1_elo"] or big, a["games_to_half_elo"] or big, a["median"][-1])
+
+    best = min(answers, key=rank)
+    return {"sampler": cfg.sampler, "options": cfg.options, "pairs_per_trial": cfg.pairs,
+            "budget": cfg.budget, "checkpoints": marks, "seeds": len(runs),
+            "seconds": round(seconds, 1), "answer": best, **{k: answers[best][k] for k in (
+                "games_to_1_elo", "games_to_half_elo", "median_never_worse")},
+            "answers": answers}
+
+
+def plot(case: str, results: dict[str, Any], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for name, r in results.items():
+        a = r["answers"][r["answer"]]
+        marks = r["checkpoints"]
+        line, = ax.plot(marks, a["median"], label=f"{name} ({r['answer']})")
+        ax.fill_between(marks, a["q25"], a["q75"], color=line.get_color(), alpha=0.12)
+    start = CASES[case].start_elo
+    ax.axhline(start, color="grey", lw=0.8, ls=":", label="baseline")
+    for t in THRESHOLDS:
+        ax.axhline(t, color="grey", lw=0.6, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("games spent")
+    ax.set_ylabel("Elo below the optimum (median, quartile band)")
+    ax.set_title(f"simulated oracle, case {case}: {next(iter(results.values()))['seeds']} seeds")
+    ax.set_ylim(0, max(start * 1.6, 1.0))
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def validate_spsa(seeds: int, pairs: int) -> dict[str, Any]:
+    """SPSA (Autoselect) over the 376,868 games fishtest's simulator plans for 4
+    parameters: the share of runs ending within 0.5 Elo (its design: 95%)."""
+    cfg = Config("spsa", "spsa", pairs, 376_868)
+    finals = []
+    with tempfile.TemporaryDirectory() as tmp, oracle_game():
+        for seed in range(seeds):
+            sf = load_study_file(study_file(Path(tmp) / f"v{seed}.toml", "fishtest", cfg, seed))
+            runner = OracleRunner(seed=seed)
+            url = f"memory:validate-{seed}-{time.monotonic_ns()}"
+            tune(sf, storage_url=url, runner=runner, until=lambda _s: runner.games >= cfg.budget)
+            study = load_study(open_storage(url), "oracle")
+            spsa = next(a for a in study_answers(study, sf.base) if a.name == "spsa")
+            finals.append(loss(CASES["fishtest"], spsa.params))
+            print(f"seed {seed}: {runner.games} games, {finals[-1]:.3f} Elo below the optimum",
+                  file=sys.stderr)
+    within = sum(1 for f in finals if f <= 0.5)
+    return {"seeds": seeds, "pairs_per_trial": pairs, "games": cfg.budget,
+            "within_half_elo": within / seeds, "mean_loss": float(np.mean(finals)),
+            "median_loss": float(np.median(finals))}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--case", default="fishtest", choices=sorted(CASES))
+    ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--optimisers", default="", help="comma-separated names (default: all)")
+    ap.add_argument("--full", action="store_true", help="also other pairs-per-trial settings")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--out", default="", help="also write the full results as JSON here")
+    ap.add_argument("--plot", default="", help="write the loss curves as a PNG here")
+    ap.add_argument("--validate-spsa", action="store_true")
+    ap.add_argument("--validate-pairs", type=int, default=32)
+    args = ap.parse_args()
+    if args.validate_spsa:
+        print(json.dumps(validate_spsa(args.seeds, args.validate_pairs)))
+        return 0
+    configs = CONFIGS + (FULL_EXTRA if args.full else [])
+    if args.optimisers:
+        wanted = args.optimisers.split(",")
+        unknown = [w for w in wanted if w not in {c.name for c in configs}]
+        if unknown:
+            ap.error(f"unknown optimisers {unknown}")
+        configs = [c for c in configs if c.name in wanted]
+    skipped = {}
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as tmp, oracle_game():
+        for cfg in configs:
+            if cfg.sampler == "gp":
+                import importlib.util
+
+                if importlib.util.find_spec("torch") is None:
+                    skipped[cfg.name] = "needs PyTorch (pip install 'heurtune[gp]')"
+                    continue
+            t0 = time.time()
+            runs = [run_one(args.case, cfg, seed, Path(tmp)) for seed in range(args.seeds)]
+            results[cfg.name] = summarise(args.case, cfg, runs, time.time() - t0)
+            r = results[cfg.name]
+            print(f"{cfg.name:<18} answer {r['answer']:<9} 1 Elo: {r['games_to_1_elo']}  "
+                  f"0.5 Elo: {r['games_to_half_elo']}  never worse: {r['median_never_worse']}  "
+                  f"({r['seconds']:.0f} s)", file=sys.stderr)
+    if args.plot:
+        plot(args.case, results, args.plot)
+    full = {"case": args.case, "seeds": args.seeds, "default": DEFAULT, "skipped": skipped,
+            "results": results}
+    if args.out:
+        Path(args.out).write_text(json.dumps(full, indent=1))
+    if args.json:
+        out: dict[str, Any] = {name: {k: r[k] for k in ("games_to_1_elo", "games_to_half_elo",
+                                                         "answer", "pairs_per_trial",
+                                                         "median_never_worse")}
+                               for name, r in results.items()}
+        out["default"] = DEFAULT
+        out["skipped"] = skipped
+        print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    assert set(c.sampler for c in CONFIGS) <= set(SAMPLERS)
+    sys.exit(main())

@@ -1,0 +1,305 @@
+"""A Bayesian quadratic model of a parameter space's Elo landscape.
+
+Used by the ``duels`` sampler (its design and its answer) and by the ``model``
+answer of every study. Parameters live in unit coordinates (each searched
+parameter mapped linearly, or logarithmically for log-scale ones, onto
+[-1, 1]) relative to the baseline ``u0``: ``d = u - u0``. The model is
+
+    f(d) = g . d + sum_i h_i d_i^2 + sum_{i<j} c_ij d_i d_j      (Elo, f(0) = 0)
+
+and every observation is a difference of it: a duel between ``a`` and ``b``
+measures ``f(a) - f(b)``; a match of ``a`` against a fixed opponent measures
+``f(a) + k`` with an unknown offset ``k`` per opponent (the baseline's Elo
+against it), which the model fits too. A trial's mean score becomes an Elo
+difference through the logistic curve, weighted by its variance (the delta
+method, with the per-game variance estimated from the pair scores).
+
+The prior says what fine-tuning usually looks like and is fishtest's own
+guess (its SPSA "Autoselect" asks for it): each parameter is worth
+``elo_per_range`` Elo between its optimum and half a range away (curvature
+``h_i`` around ``-elo_per_range``), and the baseline is about ``start_elo``
+below the optimum (the gradient at the baseline is scaled to that). Its scale
+is then chosen by the data (empirical Bayes: the largest evidence among the
+prior times 1, 2, 4, ... 256), so a landscape of hundreds of Elo is not held
+back by a prior made for a few.
+
+Answers are conservative: the recommended point maximises the model's lower
+confidence bound on its gain over the baseline, ``mean - z * sd``; where no
+point's bound is positive, the baseline itself is the answer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from scipy.optimize import minimize
+
+from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace, Value
+from heurtune.errors import HeurtuneError
+
+ELO_PER_SCORE = 1600.0 / math.log(10.0)  # dElo / dscore at an even score (694.9)
+SCALES = tuple(2.0 ** k for k in range(9))  # empirical Bayes: prior scales 1 .. 256
+MIN_VARIANCE_FACTOR = 0.05  # per-game variance at least 5% of a coin toss's
+PRIOR_PAIRS = 20.0  # pseudo-pairs behind the prior variance factor
+ASCENT_SWEEPS = 200  # coordinate-ascent sweeps at most (the box-constrained maximum)
+
+
+class UnitBox:
+    """The searched numeric parameters of a space as coordinates in [-1, 1]."""
+
+    def __init__(self, space: ParamSpace, what: str = "this sampler") -> None:
+        self.params: list[FloatParam | IntParam] = []
+        for p in space.searched:
+            if isinstance(p, CategoricalParam):
+                raise HeurtuneError(f"{what} searches numeric parameters only; {p.name!r} is "
+                                    "categorical (fix it in [params] or use another sampler)")
+            self.params.append(p)
+        self.names = [p.name for p in self.params]
+
+    @property
+    def dim(self) -> int:
+        return len(self.params)
+
+    def _scale(self, p: FloatParam | IntParam, v: float) -> float:
+        return math.log(v) if p.log else float(v)
+
+    def to_unit(self, values: dict[str, Value]) -> np.ndarray:
+        out = np.empty(self.dim)
+        for i, p in enumerate(self.params):
+            lo, hi = self._scale(p, p.low), self._scale(p, p.high)
+            out[i] = 0.0 if hi == lo else 2.0 * (self._scale(p, float(values[p.name])) - lo) / (hi - lo) - 1.0
+        return out
+
+    def from_unit(self, u: Sequence[float]) -> dict[str, Value]:
+        """Parameter values at ``u`` (clipped to the box; integers rounded, steps snapped)."""
+        out: dict[str, Value] = {}
+        for i, p in enumerate(self.params):
+            x = min(1.0, max(-1.0, float(u[i])))
+            lo, hi = self._scale(p, p.low), self._scale(p, p.high)
+            v = lo + (x + 1.0) / 2.0 * (hi - lo)
+            v = math.exp(v) if p.log else v
+            if isinstance(p, IntParam):
+                step = p.step or 1
+                v = p.low + round((v - p.low) / step) * step
+                out[p.name] = int(min(max(v, p.low), p.high))
+            else:
+                if p.step:
+                    v = p.low + round((v - p.low) / p.step) * p.step
+                out[p.name] = p.validate(min(max(v, p.low), p.high))
+        return out
+
+
+def n_features(dim: int) -> int:
+    return 2 * dim + dim * (dim - 1) // 2
+
+
+def features(d: np.ndarray) -> np.ndarray:
+    """[d, d^2, d_i d_j (i < j)] of one point."""
+    iu = np.triu_indices(d.shape[0], 1)
+    return np.concatenate([d, d * d, d[iu[0]] * d[iu[1]]])
+
+
+def score_to_elo(score: float, games: int) -> tuple[float, float]:
+    """(Elo, dElo/dscore) of a mean score over ``games`` games, pulled half a game
+    toward even so that 0 and 1 stay finite."""
+    s = (score * games + 0.5) / (games + 1.0)
+    return 400.0 * math.log10(s / (1.0 - s)), 400.0 / (math.log(10.0) * s * (1.0 - s))
+
+
+@dataclass
+class Observation:
+    """One trial: ``plus`` against ``minus`` (unit coordinates relative to the
+    baseline), or ``plus`` against opponent number ``opponent`` (``minus`` None)."""
+
+    plus: np.ndarray
+    minus: np.ndarray | None
+    score: float  # the plus side's mean score
+    games: int
+    pair_scores: Sequence[float] = ()
+    opponent: int = 0
+
+
+@dataclass
+class QuadraticModel:
+    """The posterior of the quadratic model given observations (see the module)."""
+
+    dim: int
+    elo_per_range: float = 2.0
+    start_elo: float = 2.0
+    curvature_sd: float = 0.5  # prior sd of h_i, as a fraction of elo_per_range
+    interaction_sd: float = 0.5  # prior sd of c_ij, likewise
+    offsets: int = 0  # opponents of match observations (one offset each)
+    # sufficient statistics, weighted by the coin-toss variance of each trial
+    # (the estimated variance factor divides them all at fit time)
+    _A: np.ndarray | None = field(default=None, repr=False)
+    _b: np.ndarray | None = field(default=None, repr=False)
+    _yy: float = 0.0
+    _count: int = 0
+    _var_num: float = 0.0
+    _var_den: float = 0.0
+    mean: np.ndarray | None = None
+    cov: np.ndarray | None = None
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        self._A = np.zeros((self.size, self.size))
+        self._b = np.zeros(self.size)
+
+    @property
+    def size(self) -> int:
+        return n_features(self.dim) + self.offsets
+
+    def add(self, obs: Observation) -> None:
+        """Record one trial (refit with :meth:`fit`)."""
+        if obs.games < 1:
+            return
+        x = features(obs.plus)
+        if obs.minus is not None:
+            x = x - features(obs.minus)
+        row = np.zeros(self.size)
+        row[:x.shape[0]] = x
+        if obs.minus is None:
+            if not 0 <= obs.opponent < self.offsets:
+                raise ValueError("a match observation needs an opponent offset")
+            row[n_features(self.dim) + obs.opponent] = 1.0
+        elo, slope = score_to_elo(obs.score, obs.games)
+        s = (obs.score * obs.games + 0.5) / (obs.games + 1.0)
+        w = 1.0 / (s * (1.0 - s) / obs.games * slope * slope)  # a coin toss's variance
+        assert self._A is not None and self._b is not None
+        self._A += w * np.outer(row, row)
+        self._b += w * elo * row
+        self._yy += w * elo * elo
+        self._count += 1
+        pairs = list(obs.pair_scores)
+        if len(pairs) > 1:  # pair scores against the coin-toss variance of a pair (two games)
+            m = sum(pairs) / len(pairs)
+            self._var_num += sum((p - m) ** 2 for p in pairs)
+            self._var_den += (len(pairs) - 1) * max(m * (1.0 - m), 0.05) / 2.0
+
+    @property
+    def observations(self) -> int:
+        return self._count
+
+    @property
+    def variance_factor(self) -> float:
+        """Per-game score variance as a fraction of a coin toss's (1 - draw ratio
+        for even games), estimated from the pair scores with a prior of 0.5."""
+        num = self._var_num + 0.5 * PRIOR_PAIRS
+        den = self._var_den + PRIOR_PAIRS
+        return max(MIN_VARIANCE_FACTOR, num / den)
+
+    def _prior(self, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """Prior mean and precision (diagonal) at ``scale`` times the guess."""
+        d, elo = self.dim, self.elo_per_range * scale
+        mean = np.zeros(self.size)
+        var = np.empty(self.size)
+        # optimum offset per coordinate with E[loss at the baseline] = start_elo
+        offset_var = (self.start_elo * scale) / (d * elo) if d else 1.0
+        var[:d] = (2.0 * elo) ** 2 * offset_var
+        mean[d:2 * d] = -elo
+        var[d:2 * d] = (self.curvature_sd * elo) ** 2
+        var[2 * d:n_features(d)] = (self.interaction_sd * elo) ** 2
+        var[n_features(d):] = 1000.0 ** 2  # offsets: the baseline's Elo vs each opponent
+        return mean, 1.0 / var
+
+    def fit(self) -> None:
+        """The posterior under the prior scale with the largest evidence."""
+        if self._count == 0:
+            self.mean, prec = self._prior(1.0)
+            self.cov = np.diag(1.0 / prec)
+            self.scale = 1.0
+            return
+        assert self._A is not None and self._b is not None
+        vf = self.variance_factor
+        A, b, yy = self._A / vf, self._b / vf, self._yy / vf
+        best = None
+        for scale in SCALES:
+            m0, p0 = self._prior(scale)
+            P = A + np.diag(p0)
+            try:
+                L = np.linalg.cholesky(P)
+            except np.linalg.LinAlgError:
+                continue
+            rhs = p0 * m0 + b
+            mn = np.linalg.solve(P, rhs)
+            evidence = (-0.5 * (yy + float(m0 @ (p0 * m0)) - float(mn @ rhs))
+                        + 0.5 * float(np.sum(np.log(p0))) - float(np.sum(np.log(np.diag(L)))))
+            if best is None or evidence > best[0]:
+                best = (evidence, scale, mn, L)
+        assert best is not None
+        _, self.scale, self.mean, L = best
+        inv = np.linalg.inv(L)
+        self.cov = inv.T @ inv
+
+    # -- the fitted landscape ------------------------------------------------
+    def _quadratic(self) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient at the baseline and Hessian of the posterior mean."""
+        assert self.mean is not None
+        d = self.dim
+        g = self.mean[:d]
+        H = np.diag(2.0 * self.mean[d:2 * d])
+        iu = np.triu_indices(d, 1)
+        H[iu] = self.mean[2 * d:n_features(d)]
+        H[(iu[1], iu[0])] = self.mean[2 * d:n_features(d)]
+        return g, H
+
+    def gain(self, d: np.ndarray) -> tuple[float, float]:
+        """Posterior mean and sd of f(d) - f(0): the gain over the baseline, in Elo."""
+        assert self.mean is not None and self.cov is not None
+        x = np.zeros(self.size)
+        x[:n_features(self.dim)] = features(d)
+        return float(x @ self.mean), math.sqrt(max(float(x @ self.cov @ x), 0.0))
+
+    def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """Where the posterior mean is highest inside the box [low, high] (a local
+        maximum by coordinate ascent from ``start`` where the fitted landscape is
+        not concave)."""
+        g, H = self._quadratic()
+        x = np.clip(np.asarray(start, dtype=float), low, high)
+        if np.all(np.linalg.eigvalsh(H) < 0):
+            inside = np.linalg.solve(-H, g)
+            if np.all(inside >= low) and np.all(inside <= high):
+                return inside
+        for _ in range(ASCENT_SWEEPS):
+            moved = 0.0
+            for i in range(self.dim):
+                # the mean along coordinate i: g_i + (H x)_i - H_ii x_i is its slope at 0
+                slope = g[i] + H[i] @ x - H[i, i] * x[i]
+                if H[i, i] < 0:
+                    best = min(max(-slope / H[i, i], low[i]), high[i])
+                else:  # convex or flat along i: the better end
+                    gain_low = slope * low[i] + 0.5 * H[i, i] * low[i] ** 2
+                    gain_high = slope * high[i] + 0.5 * H[i, i] * high[i] ** 2
+                    best = high[i] if gain_high > gain_low else low[i]
+                moved = max(moved, abs(best - x[i]))
+                x[i] = best
+            if moved < 1e-9:
+                break
+        return x
+
+    def recommend(self, low: np.ndarray, high: np.ndarray, z: float,
+                  start: np.ndarray | None = None) -> tuple[np.ndarray, float, float]:
+        """The point of the box with the highest lower bound ``mean - z sd`` on its
+        gain over the baseline, with that gain's mean and sd; the baseline (zero
+        gain) where no bound is positive."""
+        assert self.mean is not None and self.cov is not None
+        fcount = n_features(self.dim)
+        m = self.mean[:fcount]
+        C = self.cov[:fcount, :fcount]
+
+        def neg(x: np.ndarray) -> float:
+            f = features(x)
+            return -(float(f @ m) - z * math.sqrt(max(float(f @ C @ f), 1e-18)))
+
+        best, best_value = np.zeros(self.dim), 0.0  # the baseline itself: exactly zero
+        starts = [np.zeros(self.dim), self.argmax_mean(low, high, start if start is not None
+                                                          else np.zeros(self.dim))]
+        for s in starts:
+            r = minimize(neg, np.clip(s, low, high), method="L-BFGS-B", bounds=list(zip(low, high)))
+            if -r.fun > best_value:
+                best, best_value = np.asarray(r.x), -float(r.fun)
+        mean, sd = self.gain(best)
+        return best, mean, sd
