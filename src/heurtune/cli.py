@@ -314,6 +314,46 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_screen(args: argparse.Namespace) -> int:
+    from heurtune.tomlio import check_writable
+    from heurtune.tuning.screen import save_png, screen, screen_games
+    from heurtune.tuning.studyfile import load_study_file
+
+    sf = load_study_file(args.study_file)
+    if args.png:
+        check_writable(args.png)  # before any game is played
+    pairs = _count(args.pairs, "--pairs")
+    games = screen_games(sf, pairs, args.param or (), args.points)
+    # printed with the first parameter's results, once every option has been checked
+    header = [f"screening {sf.path}: each point vs the baseline, {pairs} "
+              f"{'of the study' if args.study_openings else 'fresh'} opening pairs per point, "
+              f"{games:,} games"]
+    bar = _progress(games // 2, f"screen {sf.name}")
+
+    def show(entry: Any) -> None:
+        bar.write("\n".join(header[:1] + entry.lines()), file=sys.stdout)
+        header.clear()
+
+    try:
+        result = screen(sf, pairs=pairs, points=args.points, names=args.param or (),
+                        inert_elo=args.inert_elo, seed=args.seed,
+                        opening_plies=args.opening_plies, study_openings=args.study_openings,
+                        jobs=args.jobs, on_pair=lambda _p: bar.update(1),
+                        on_param=None if args.json else show)
+    finally:
+        bar.close()
+    if args.png:
+        save_png(result, args.png)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(result.summary() + f" (inert: spread below {result.inert_elo:g} Elo and no "
+              "point differs from the baseline at 95%)")
+        if args.png:
+            print(f"wrote {args.png}")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from heurtune.tomlio import check_writable
     from heurtune.tuning.export import export_best
@@ -579,6 +619,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: beside the study file, STUDY.calibration.json (what tune reads)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_calibrate)
+
+    from heurtune.tuning.screen import DEFAULT_INERT_ELO, DEFAULT_POINTS
+    from heurtune.tuning.screen import DEFAULT_PAIRS as SCREEN_PAIRS
+
+    s = sub.add_parser("screen", help="vary one parameter at a time against the baseline; "
+                                       "flag inert parameters")
+    s.add_argument("study_file")
+    s.add_argument("--pairs", type=int, default=SCREEN_PAIRS,
+                   help=f"opening pairs per point (default {SCREEN_PAIRS})")
+    s.add_argument("--points", type=int, default=DEFAULT_POINTS,
+                   help=f"points per parameter, both bounds included (default {DEFAULT_POINTS})")
+    s.add_argument("--param", action="append", metavar="NAME",
+                   help="screen only this parameter (repeatable; default every searched one)")
+    s.add_argument("--inert-elo", type=float, default=DEFAULT_INERT_ELO,
+                   help=f"inert: no point significant and a spread below this "
+                        f"(default {DEFAULT_INERT_ELO:g})")
+    _fresh_openings_options(s)
+    s.add_argument("--png", default=None, metavar="FILE", help="also draw one panel per parameter")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_screen)
 
     s = sub.add_parser("confirm", help="re-play a study's best trials and the baseline on "
                                         "fresh openings; store the winner")
