@@ -218,7 +218,7 @@ def test_calibrate_text_and_out(tmp_path, capsys) -> None:  # type: ignore[no-un
         (["--out", "/etc/hostname/c.json"], "is not a directory"),
         (["--study-openings", "--pairs", "21"], "the study has 20 openings, fewer than 21"),
         (["--study-openings", "--opening-plies", "3"], "give no --opening-plies"),
-        (["--opening-plies", "1", "--pairs", "40"], "--study-openings plays those instead"),
+        (["--opening-plies", "1", "--pairs", "40"], "--study-openings plays the study's own"),
     ],
 )
 def test_calibrate_bad_input(tmp_path, capsys, extra, message) -> None:  # type: ignore[no-untyped-def]
@@ -227,6 +227,24 @@ def test_calibrate_bad_input(tmp_path, capsys, extra, message) -> None:  # type:
     assert code == 2 and err.count("\n") == 1 and err.startswith("heurtune: error: ")
     assert message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]  # nothing written
+
+
+def test_an_opponent_that_plays_like_the_baseline_is_named_and_not_planned_on(
+        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # weighted at its defaults is improved: the same moves, every pair a self-play pair
+    (tmp_path / "improved.toml").write_text('game = "isolation"\nheuristic = "improved"\n'
+                                            '[search]\nalgorithm = "alphabeta"\ndepth = 2\n')
+    study = tiny_study(tmp_path, opponent="improved.toml")
+    cal = calibrate(load_study_file(study), pairs=5, jobs=1)
+    record = cal.record
+    assert record["plays_like_baseline"] and record["vs_opponent"]["even_fraction"] == 1.0
+    assert record["planning_variance"] == ASSUMED_PAIR_VARIANCE  # no draws in Isolation
+    assert record["plan"]["pairs_needed"] == plan(ASSUMED_PAIR_VARIANCE, pairs=20, trials=10,
+                                                  score=0.5).pairs_needed
+    assert any("played every pair exactly as the baseline did" in line for line in cal.lines())
+    cal2 = calibrate(load_study_file(tiny_study(tmp_path)), pairs=5, jobs=1)
+    assert not cal2.record["plays_like_baseline"]
+    assert cal2.record["planning_variance"] == cal2.record["vs_opponent"]["pair_variance"]
 
 
 def test_calibrate_refuses_a_baseline_that_is_the_opponent(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -18,6 +18,12 @@ images, unless asked), and measure what decides how many pairs a trial needs:
   gives game-level figures only: the first player's score (the first-move
   advantage), the draw ratio and the game length; no pair variance.
 
+When the opponent plays exactly like the baseline (a tunable family at its
+defaults is often the opponent's heuristic: Isolation's ``weighted`` is
+AB_Improved), every pair against it repeats the self-play pair and says nothing
+about trials that differ; the plan then assumes independent games at the
+measured draw ratio (:func:`independent_pair_variance`) and says so.
+
 From the pair variance, :func:`plan` says how many pairs per trial resolve an
 Elo difference and how many games the planned study implies; ``heurtune tune``
 prints the same estimate before it starts (:func:`study_estimate`), from the
@@ -62,10 +68,16 @@ DEFAULT_PAIRS = 200  # calibration pairs (each against the opponent and against 
 DEFAULT_ELO = 20.0  # the Elo difference a trial should resolve
 CONFIDENCE = 0.95
 GAMES_PER_PAIR = 2
-# No calibration: a pair of independent games without draws (0.25 per game, halved
-# by averaging two games). Pairing and draws only lower it; 0.25 (every pair WW or
-# LL) would be the bound, which real matches do not approach.
-ASSUMED_PAIR_VARIANCE = 0.125
+def independent_pair_variance(draw_ratio: float = 0.0) -> float:
+    """The variance of a pair of two independent even games with this draw ratio:
+    (1 - d) / 4 per game, halved by averaging two games. What the plan assumes
+    without a calibration (no draws: 0.125), or when the opponent plays exactly
+    like the baseline. Pairing usually lowers it; 0.25 (every pair WW or LL) would
+    be the bound, which real matches do not approach."""
+    return (1.0 - draw_ratio) / 4.0 / GAMES_PER_PAIR
+
+
+ASSUMED_PAIR_VARIANCE = independent_pair_variance()  # 0.125
 # a score this close to 0 or 1 is planned as if this far inside (Elo is infinite there)
 SCORE_MARGIN = 0.01
 # a baseline scoring outside [1 - LOPSIDED, LOPSIDED] gets a note: its opponent is
@@ -199,8 +211,8 @@ def draw_openings(sf: StudyFile, pairs: int, seed: int, opening_plies: int | Non
     try:
         return spec.openings(), plies
     except HeurtuneError as exc:
-        raise HeurtuneError(f"{exc} (fresh openings exclude the study's {len(tuning)}; "
-                            "--study-openings plays those instead)") from None
+        raise HeurtuneError(f"{exc}; fresh openings leave out the study's {len(tuning)} and "
+                            "their mirror images (--study-openings plays the study's own)") from None
 
 
 def play(runner: Any, a: EngineConfig, b: EngineConfig, seed: int, plies: int,
@@ -284,6 +296,11 @@ class Calibration:
             "  (every pair scores 0.5 by construction: both games share their tie-breaks, "
             "so self-play has no pair variance)",
         ]
+        if r["plays_like_baseline"]:
+            out.append(f"note: {r['opponent']} played every pair exactly as the baseline did "
+                       "(the same results and game lengths as self-play): these pairs say "
+                       "nothing about trials that differ; the plan assumes independent games "
+                       f"at the measured draw ratio, pair variance {r['planning_variance']:.4f}")
         if not 1.0 - LOPSIDED <= v["score"] <= LOPSIDED:
             out.append(f"note: the baseline scores {v['score']:.3f} against {r['opponent']}: "
                        "far from even, each Elo moves the score little and a better trial "
@@ -294,9 +311,9 @@ class Calibration:
 def plan_from(record: dict[str, Any], *, pairs: int, trials: int, elo: float = DEFAULT_ELO,
               opponents: int = 1) -> Plan:
     """The plan a calibration record implies for a study of ``trials`` x ``pairs``."""
-    v = record["vs_opponent"]
-    return plan(v["pair_variance"], pairs=pairs, trials=trials, elo=elo, opponents=opponents,
-                score=v["score"])
+    return plan(record["planning_variance"], pairs=pairs, trials=trials, elo=elo,
+                opponents=opponents, score=record["vs_opponent"]["score"],
+                measured=not record["plays_like_baseline"])
 
 
 def calibration_path(sf: StudyFile) -> Path:
@@ -361,6 +378,11 @@ def calibrate(
     twin = baseline(sf, name="baseline (second copy)")  # its own engine object in workers
     vs_opponent = play(runner, base, sf.opponent, seed, plies, openings, on_pair)
     vs_itself = play(runner, base, twin, seed, plies, openings, on_pair)
+    figures = {**pair_figures(vs_opponent), **game_figures(vs_opponent)}
+    # the opponent plays like the baseline (a family at its defaults is the opponent's
+    # heuristic): every pair even by construction, a variance that says nothing of trials
+    alike = ([(p.a_scores, p.plies) for p in vs_opponent.pairs]
+             == [(p.a_scores, p.plies) for p in vs_itself.pairs])
     record = {
         "format": FORMAT,
         "heurtune_version": __version__,
@@ -376,8 +398,11 @@ def calibrate(
         "elo": elo,
         "study_pairs": sf.pairs,
         "study_trials": sf.trials,
-        "vs_opponent": {**pair_figures(vs_opponent), **game_figures(vs_opponent)},
+        "vs_opponent": figures,
         "vs_itself": game_figures(vs_itself),
+        "plays_like_baseline": alike,
+        "planning_variance": (independent_pair_variance(figures["draw_ratio"]) if alike
+                              else figures["pair_variance"]),
     }
     calibration = Calibration(record, vs_opponent, vs_itself)
     record["plan"] = calibration.plan.to_dict()
@@ -400,7 +425,8 @@ def load_calibration(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise HeurtuneError(f"{path}: cannot read a calibration: {exc}") from None
     ok = (isinstance(record, dict) and record.get("format") == FORMAT
           and isinstance(record.get("vs_opponent"), dict)
-          and isinstance(record["vs_opponent"].get("pair_variance"), (int, float))
+          and isinstance(record.get("planning_variance"), (int, float))
+          and isinstance(record.get("plays_like_baseline"), bool)
           and isinstance(record["vs_opponent"].get("score"), (int, float)))
     if not ok:
         raise HeurtuneError(f"{path}: not a heurtune calibration (format {FORMAT})")
@@ -422,7 +448,9 @@ def study_estimate(sf: StudyFile, trials: int | None = None, elo: float = DEFAUL
             why = f"{exc}; ignored"
         else:
             if record.get("setup") == calibration_setup(sf):
-                note = (f"plan: pair variance measured by {path} ({record.get('pairs')} pairs "
+                how = ("assumed from the draw ratio measured by" if record["plays_like_baseline"]
+                       else "measured by")
+                note = (f"plan: pair variance {how} {path} ({record.get('pairs')} pairs "
                         f"vs {record.get('opponent')}, {str(record.get('date', 'undated'))[:10]})")
                 return plan_from(record, pairs=sf.pairs, trials=trials, elo=elo), [note]
             stored = record.get("setup") if isinstance(record.get("setup"), dict) else {}
