@@ -146,12 +146,12 @@ def test_calibration_of_a_real_match(tmp_path) -> None:  # type: ignore[no-untyp
     assert record["pairs"] == 6 and record["seed"] == sf.seed + 1
     assert record["openings"] == "fresh" and record["opening_plies"] == sf.opening_plies
     # the engines and openings it says it played, replayed as a plain match
-    openings, plies = draw_openings(sf, 6, sf.seed + 1)
+    openings, plies, seed = draw_openings(sf, 6)
+    assert seed == sf.seed + 1
     assert not set(openings) & set(sf.match_spec().openings())  # fresh
     with MatchRunner(1) as runner:
         replay = runner.run(MatchSpec(baseline(sf), sf.opponent, 6, sf.seed + 1, plies),
                             openings=openings)
-    assert cal.vs_opponent is not None and cal.vs_itself is not None
     assert [p.a_scores for p in cal.vs_opponent.pairs] == [p.a_scores for p in replay.pairs]
     check_figures(cal.vs_opponent)
     assert {k: record["vs_opponent"][k] for k in game_figures(replay)} == game_figures(replay)
@@ -193,6 +193,8 @@ def test_calibrate_writes_beside_the_study_and_tune_reads_it(tmp_path, capsys) -
     code, out, _ = cli(capsys, "tune", str(study), "--dry-run", "--storage", f"sqlite:///{db}")
     assert code == 0 and "cannot read a calibration" in out
     assert not db.exists()  # a dry run never touches the storage
+    code, _, err = cli(capsys, "tune", str(study), "--dry-run", "--trials", "0")
+    assert code == 2 and "trials must be at least 1" in err and err.count("\n") == 1
 
 
 def test_calibrate_text_and_out(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

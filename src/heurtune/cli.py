@@ -280,6 +280,10 @@ def print_estimate(sf: Any, trials: int) -> None:
         print(line, flush=True)
 
 
+def _openings_text(study_openings: bool) -> str:
+    return "of the study's" if study_openings else "fresh"
+
+
 def _count(value: int, option: str) -> int:
     if value < 1:
         raise HeurtuneError(f"{option} must be at least 1, got {value}")
@@ -307,10 +311,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         r = result.record
         print(f"calibration of {sf.path}: the baseline vs {r['opponent']} and vs itself, "
-              f"{r['pairs']} {'of the study' if args.study_openings else 'fresh'} opening pairs "
+              f"{r['pairs']} {_openings_text(args.study_openings)} opening pairs "
               f"each ({r['opening_plies']} plies, seed {r['seed']})")
         print("\n".join(result.lines()))
-        print(f"wrote {out} (`heurtune tune {sf.path}` reads it)")
+        reads = out == calibration_path(sf)  # tune reads the calibration beside the study
+        print(f"wrote {out}" + (f" (`heurtune tune {sf.path}` reads it)" if reads else ""))
     return 0
 
 
@@ -326,7 +331,7 @@ def cmd_screen(args: argparse.Namespace) -> int:
     games = screen_games(sf, pairs, args.param or (), args.points)
     # printed with the first parameter's results, once every option has been checked
     header = [f"screening {sf.path}: each point vs the baseline, {pairs} "
-              f"{'of the study' if args.study_openings else 'fresh'} opening pairs per point, "
+              f"{_openings_text(args.study_openings)} opening pairs per point, "
               f"{games:,} games"]
     bar = _progress(games // 2, f"screen {sf.name}")
 

@@ -68,6 +68,8 @@ DEFAULT_PAIRS = 200  # calibration pairs (each against the opponent and against 
 DEFAULT_ELO = 20.0  # the Elo difference a trial should resolve
 CONFIDENCE = 0.95
 GAMES_PER_PAIR = 2
+
+
 def independent_pair_variance(draw_ratio: float = 0.0) -> float:
     """The variance of a pair of two independent even games with this draw ratio:
     (1 - d) / 4 per game, halved by averaging two games. What the plan assumes
@@ -88,10 +90,15 @@ FORMAT = 1  # of the calibration file
 
 
 # -- planning ------------------------------------------------------------------
+def _inside(score: float) -> float:
+    """``score`` kept :data:`SCORE_MARGIN` away from 0 and 1."""
+    return min(max(score, SCORE_MARGIN), 1.0 - SCORE_MARGIN)
+
+
 def _score_changes(score: float, elo: float) -> tuple[float, float]:
     """How far the score moves up and down from ``score`` for ``elo`` Elo more or
     less (logistic model, in odds: odds(s) * 10^(E/400))."""
-    s = min(max(score, SCORE_MARGIN), 1.0 - SCORE_MARGIN)
+    s = _inside(score)
     odds = (1.0 - s) / s
     up = 1.0 / (1.0 + odds * 10.0 ** (-elo / 400.0)) - s
     down = s - 1.0 / (1.0 + odds * 10.0 ** (elo / 400.0))
@@ -112,7 +119,7 @@ def resolved_elo(variance: float, pairs: int, score: float = 0.5,
                  confidence: float = CONFIDENCE) -> float:
     """The Elo difference that ``pairs`` pairs resolve: the wider side of the
     interval ``score +- z * sqrt(variance / pairs)`` in Elo (inf when it reaches 0 or 1)."""
-    s = min(max(score, SCORE_MARGIN), 1.0 - SCORE_MARGIN)
+    s = _inside(score)
     half = z_value(confidence) * math.sqrt(variance / pairs)
     if s + half >= 1.0 or s - half <= 0.0:
         return math.inf
@@ -191,13 +198,18 @@ def fresh_seed(sf: StudyFile) -> int:
     return (sf.seed + 1) % (SEED_MAX + 1)
 
 
-def draw_openings(sf: StudyFile, pairs: int, seed: int, opening_plies: int | None = None,
-                  study_openings: bool = False) -> tuple[list[tuple[int, ...]], int]:
-    """``pairs`` openings and their length: fresh ones (none of the study's tuning
-    openings nor their mirror images; ``opening_plies`` default the study's), or
-    with ``study_openings`` the first ``pairs`` of the study's own."""
+def draw_openings(sf: StudyFile, pairs: int, seed: int | None = None,
+                  opening_plies: int | None = None, study_openings: bool = False,
+                  ) -> tuple[list[tuple[int, ...]], int, int]:
+    """``pairs`` openings, their length and the seed: fresh openings (none of the
+    study's tuning openings nor their mirror images; ``seed`` default
+    :func:`fresh_seed`, ``opening_plies`` default the study's), or with
+    ``study_openings`` the first ``pairs`` of the study's own."""
     if pairs < 1:
         raise HeurtuneError(f"--pairs must be at least 1, got {pairs}")
+    seed = fresh_seed(sf) if seed is None else seed
+    if not 0 <= seed <= SEED_MAX:
+        raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {seed}")
     tuning = sf.match_spec().openings()
     if study_openings:
         if opening_plies is not None:
@@ -205,11 +217,11 @@ def draw_openings(sf: StudyFile, pairs: int, seed: int, opening_plies: int | Non
                                 "give no --opening-plies")
         if pairs > len(tuning):
             raise HeurtuneError(f"the study has {len(tuning)} openings, fewer than {pairs} pairs")
-        return tuning[:pairs], sf.opening_plies
+        return tuning[:pairs], sf.opening_plies, seed
     plies = sf.opening_plies if opening_plies is None else opening_plies
     spec = MatchSpec(sf.base, sf.opponent, pairs, seed, plies, tuple(tuning))
     try:
-        return spec.openings(), plies
+        return spec.openings(), plies, seed
     except HeurtuneError as exc:
         raise HeurtuneError(f"{exc}; fresh openings leave out the study's {len(tuning)} and "
                             "their mirror images (--study-openings plays the study's own)") from None
@@ -266,8 +278,8 @@ class Calibration:
     """A calibration: its record (what the file holds) and the pairs it played."""
 
     record: dict[str, Any]
-    vs_opponent: MatchResult | None = None
-    vs_itself: MatchResult | None = None
+    vs_opponent: MatchResult
+    vs_itself: MatchResult
 
     @property
     def plan(self) -> Plan:
@@ -282,7 +294,7 @@ class Calibration:
         lo, hi = v["score_ci"]
         out = [
             f"vs {r['opponent']}: score {v['score']:.3f} [{lo:.3f}, {hi:.3f}]  "
-            f"Elo {v['elo']:+.1f}  (+{v['wins']} ={v['draws']} -{v['losses']}, "
+            f"Elo {v['elo'] + 0.0:+.1f}  (+{v['wins']} ={v['draws']} -{v['losses']}, "
             f"{v['games']} games)",
             f"  pairs: LL {ll}, LD {ld}, DD/WL {dd}, WD {wd}, WW {ww} "
             f"({v['even_fraction']:.1%} even)",
@@ -371,10 +383,7 @@ def calibrate(
     if same_engine(base, sf.opponent):
         raise HeurtuneError(f"{sf.path}: the baseline is the opponent {sf.opponent.label}: every "
                             "pair scores 0.5 by construction, so there is nothing to measure")
-    seed = fresh_seed(sf) if seed is None else seed
-    if not 0 <= seed <= SEED_MAX:
-        raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {seed}")
-    openings, plies = draw_openings(sf, pairs, seed, opening_plies, study_openings)
+    openings, plies, seed = draw_openings(sf, pairs, seed, opening_plies, study_openings)
     twin = baseline(sf, name="baseline (second copy)")  # its own engine object in workers
     vs_opponent = play(runner, base, sf.opponent, seed, plies, openings, on_pair)
     vs_itself = play(runner, base, twin, seed, plies, openings, on_pair)
@@ -439,6 +448,8 @@ def study_estimate(sf: StudyFile, trials: int | None = None, elo: float = DEFAUL
     its variance comes from: the calibration beside the study file when it was
     made for this setup, else :data:`ASSUMED_PAIR_VARIANCE` (named)."""
     trials = sf.trials if trials is None else trials
+    if trials < 1:
+        raise HeurtuneError(f"trials must be at least 1, got {trials}")
     path = calibration_path(sf)
     why = f"no calibration at {path}"
     if path.exists():

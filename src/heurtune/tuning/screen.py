@@ -42,10 +42,10 @@ from typing import Any, Callable, Sequence
 from heurtune.engine.params import CategoricalParam, IntParam, Param, Value
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
-from heurtune.match.runner import SEED_MAX, MatchResult, MatchRunner
+from heurtune.match.runner import MatchResult, MatchRunner
 from heurtune.match.stats import MatchStats, paired_difference
 from heurtune.tomlio import write_atomic
-from heurtune.tuning.calibrate import baseline, draw_openings, fresh_seed, play
+from heurtune.tuning.calibrate import baseline, draw_openings, play
 from heurtune.tuning.studyfile import StudyFile
 
 DEFAULT_PAIRS = 100  # per point
@@ -289,10 +289,7 @@ def screen(
     if not inert_elo >= 0:
         raise HeurtuneError(f"--inert-elo must be at least 0, got {inert_elo:g}")
     todo = screen_plan(sf, names, points)
-    seed = fresh_seed(sf) if seed is None else seed
-    if not 0 <= seed <= SEED_MAX:
-        raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {seed}")
-    openings, plies = draw_openings(sf, pairs, seed, opening_plies, study_openings)
+    openings, plies, seed = draw_openings(sf, pairs, seed, opening_plies, study_openings)
     base = baseline(sf)
     result = ScreenResult(sf.path, len(openings), seed, plies, inert_elo)
     for param, values in todo:
