@@ -218,6 +218,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
         check_study_name(args.study_name, "--study-name")
     target = args.trials if args.trials is not None else sf.trials
+    print_estimate(sf, target)
+    if args.dry_run:
+        return 0
     bar = tqdm(total=target, desc=f"study {args.study_name or sf.name}", unit="trial",
                file=sys.stderr, disable=None)
 
@@ -265,6 +268,94 @@ def cmd_tune(args: argparse.Namespace) -> int:
         else:
             print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
                   "confirms it again)")
+    return 0
+
+
+def print_estimate(sf: Any, trials: int) -> None:
+    """What the study costs and resolves (from its calibration, if any)."""
+    from heurtune.tuning.calibrate import study_estimate
+
+    plan, notes = study_estimate(sf, trials)
+    for line in notes + plan.lines():
+        print(line, flush=True)
+
+
+def _openings_text(study_openings: bool) -> str:
+    return "of the study's" if study_openings else "fresh"
+
+
+def _count(value: int, option: str) -> int:
+    if value < 1:
+        raise HeurtuneError(f"{option} must be at least 1, got {value}")
+    return value
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from heurtune.tomlio import check_writable
+    from heurtune.tuning.calibrate import calibrate, calibration_path, save_calibration
+    from heurtune.tuning.studyfile import load_study_file
+
+    sf = load_study_file(args.study_file)
+    out = check_writable(args.out or calibration_path(sf))  # before any game is played
+    pairs = _count(args.pairs, "--pairs")
+    bar = _progress(2 * pairs, f"calibrate {sf.name}")
+    try:
+        result = calibrate(sf, pairs=pairs, seed=args.seed, opening_plies=args.opening_plies,
+                           study_openings=args.study_openings, elo=args.elo, jobs=args.jobs,
+                           on_pair=lambda _p: bar.update(1))
+    finally:
+        bar.close()
+    save_calibration(result, out)
+    if args.json:
+        print(json.dumps(result.record))
+    else:
+        r = result.record
+        print(f"calibration of {sf.path}: the baseline vs {r['opponent']} and vs itself, "
+              f"{r['pairs']} {_openings_text(args.study_openings)} opening pairs "
+              f"each ({r['opening_plies']} plies, seed {r['seed']})")
+        print("\n".join(result.lines()))
+        reads = out == calibration_path(sf)  # tune reads the calibration beside the study
+        print(f"wrote {out}" + (f" (`heurtune tune {sf.path}` reads it)" if reads else ""))
+    return 0
+
+
+def cmd_screen(args: argparse.Namespace) -> int:
+    from heurtune.tomlio import check_writable
+    from heurtune.tuning.screen import save_png, screen, screen_games
+    from heurtune.tuning.studyfile import load_study_file
+
+    sf = load_study_file(args.study_file)
+    if args.png:
+        check_writable(args.png)  # before any game is played
+    pairs = _count(args.pairs, "--pairs")
+    games = screen_games(sf, pairs, args.param or (), args.points)
+    # printed with the first parameter's results, once every option has been checked
+    header = [f"screening {sf.path}: each point vs the baseline, {pairs} "
+              f"{_openings_text(args.study_openings)} opening pairs per point, "
+              f"{games:,} games"]
+    bar = _progress(games // 2, f"screen {sf.name}")
+
+    def show(entry: Any) -> None:
+        bar.write("\n".join(header[:1] + entry.lines()), file=sys.stdout)
+        header.clear()
+
+    try:
+        result = screen(sf, pairs=pairs, points=args.points, names=args.param or (),
+                        inert_elo=args.inert_elo, seed=args.seed,
+                        opening_plies=args.opening_plies, study_openings=args.study_openings,
+                        jobs=args.jobs, on_pair=lambda _p: bar.update(1),
+                        on_param=None if args.json else show)
+    finally:
+        bar.close()
+    if args.png:
+        save_png(result, args.png)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(result.summary() + f" (inert: spread below {result.inert_elo:g} Elo and no "
+              "point differs from the baseline at 95%)")
+        if args.png:
+            print(f"wrote {args.png}")
     return 0
 
 
@@ -453,6 +544,17 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 # -- parser ---------------------------------------------------------------------
+def _fresh_openings_options(s: argparse.ArgumentParser) -> None:
+    """The opening and worker options that calibrate and screen share."""
+    s.add_argument("--seed", type=int, default=None,
+                   help="fresh openings and tie-breaks (default: the study's seed + 1)")
+    s.add_argument("--opening-plies", type=int, default=None, help="default: the study's")
+    s.add_argument("--study-openings", action="store_true",
+                   help="play the study's own tuning openings instead of fresh ones")
+    s.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default: the study's)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="heurtune", description="Tune game-AI heuristics by self-play with Optuna.")
     p.add_argument("--version", action="version", version=f"heurtune {__version__}")
@@ -504,7 +606,44 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--study-name", default=None)
     s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
+    s.add_argument("--dry-run", action="store_true",
+                   help="print the study's cost and resolution estimate only; touch no storage")
     s.set_defaults(func=cmd_tune)
+
+    from heurtune.tuning.calibrate import DEFAULT_ELO, DEFAULT_PAIRS as CALIBRATION_PAIRS
+
+    s = sub.add_parser("calibrate", help="measure a study's match noise (baseline vs opponent "
+                                          "and vs itself) and plan its pairs per trial")
+    s.add_argument("study_file")
+    s.add_argument("--pairs", type=int, default=CALIBRATION_PAIRS,
+                   help=f"opening pairs against each (default {CALIBRATION_PAIRS})")
+    s.add_argument("--elo", type=float, default=DEFAULT_ELO,
+                   help=f"the Elo difference a trial should resolve (default {DEFAULT_ELO:g})")
+    _fresh_openings_options(s)
+    s.add_argument("--out", default=None,
+                   help="default: beside the study file, STUDY.calibration.json (what tune reads)")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_calibrate)
+
+    from heurtune.tuning.screen import DEFAULT_INERT_ELO, DEFAULT_POINTS
+    from heurtune.tuning.screen import DEFAULT_PAIRS as SCREEN_PAIRS
+
+    s = sub.add_parser("screen", help="vary one parameter at a time against the baseline; "
+                                       "flag inert parameters")
+    s.add_argument("study_file")
+    s.add_argument("--pairs", type=int, default=SCREEN_PAIRS,
+                   help=f"opening pairs per point (default {SCREEN_PAIRS})")
+    s.add_argument("--points", type=int, default=DEFAULT_POINTS,
+                   help=f"points per parameter, both bounds included (default {DEFAULT_POINTS})")
+    s.add_argument("--param", action="append", metavar="NAME",
+                   help="screen only this parameter (repeatable; default every searched one)")
+    s.add_argument("--inert-elo", type=float, default=DEFAULT_INERT_ELO,
+                   help=f"inert: no point significant and a spread below this "
+                        f"(default {DEFAULT_INERT_ELO:g})")
+    _fresh_openings_options(s)
+    s.add_argument("--png", default=None, metavar="FILE", help="also draw one panel per parameter")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_screen)
 
     s = sub.add_parser("confirm", help="re-play a study's best trials and the baseline on "
                                         "fresh openings; store the winner")

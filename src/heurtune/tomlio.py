@@ -1,4 +1,4 @@
-"""TOML reading and writing with errors that name the file."""
+"""TOML reading and writing with errors that name the file; files written atomically."""
 
 from __future__ import annotations
 
@@ -57,20 +57,26 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def write_toml(path: str | os.PathLike[str], data: Mapping[str, Any], header: str = "") -> None:
-    """Write ``data`` atomically: a crash never leaves a half-written file."""
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically: a temporary file
+    beside it, renamed over it, so a crash never leaves a half-written file."""
     p = Path(path)
-    text = header + tomli_w.dumps(dict(data))
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     except OSError as exc:
         raise HeurtuneError(f"cannot write {p}: {exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is for the temporary name only
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_toml(path: str | os.PathLike[str], data: Mapping[str, Any], header: str = "") -> None:
+    """Write ``data`` atomically: a crash never leaves a half-written file."""
+    write_atomic(path, header + tomli_w.dumps(dict(data)))

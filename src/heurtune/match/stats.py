@@ -15,7 +15,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from heurtune.match.play import PairResult
 
 
 def z_value(confidence: float = 0.95) -> float:
@@ -79,6 +82,23 @@ def los(pair_scores: Sequence[float]) -> float:
         return 0.5
     mean = sum(pair_scores) / n
     return NormalDist().cdf((mean - 0.5) / math.sqrt(pair_variance(pair_scores) / n))
+
+
+def paired_difference(a: Sequence[PairResult], b: Sequence[PairResult],
+                      confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high) of the per-opening score difference between two engines
+    that played the same openings against the same opponent: the openings' own
+    difficulty cancels, so this interval is much narrower than two separate ones."""
+    by_index = {p.index: p.score for p in b}
+    diffs = [p.score - by_index[p.index] for p in a if p.index in by_index]
+    n = len(diffs)
+    if n == 0:
+        return 0.0, -1.0, 1.0
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.25
+    # a floor: all differences equal so far is not certainty (a quarter pair of spread)
+    half = t_value(n, confidence) * math.sqrt(max(var, 1.0 / (16 * n)) / n)
+    return mean, max(-1.0, mean - half), min(1.0, mean + half)
 
 
 NELO_PER_T = 800.0 / math.log(10.0)  # normalised Elo per unit of t = (score - 0.5) / sigma

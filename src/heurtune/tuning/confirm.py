@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -29,7 +28,7 @@ from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
 from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec
-from heurtune.match.stats import Sprt, t_value
+from heurtune.match.stats import Sprt, paired_difference
 from heurtune.tuning.answers import study_answers
 from heurtune.tuning.samplers import is_baseline, match_trials
 from heurtune.tuning.storage import load_study, open_storage
@@ -98,21 +97,6 @@ def _tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConf
                      every_class=setup.get("openings") == "all")
 
 
-def paired_difference(a: Sequence[PairResult], b: Sequence[PairResult],
-                      confidence: float = 0.95) -> tuple[float, float, float]:
-    """(mean, low, high) of the per-opening score difference between two engines
-    that played the same openings against the same opponent: the openings' own
-    difficulty cancels, so this interval is much narrower than two separate ones."""
-    by_index = {p.index: p.score for p in b}
-    diffs = [p.score - by_index[p.index] for p in a if p.index in by_index]
-    n = len(diffs)
-    if n == 0:
-        return 0.0, -1.0, 1.0
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1) if n > 1 else 0.25
-    # a floor: all differences equal so far is not certainty (a quarter pair of spread)
-    half = t_value(n, confidence) * math.sqrt(max(var, 1.0 / (16 * n)) / n)
-    return mean, max(-1.0, mean - half), min(1.0, mean + half)
 
 
 def confirm_study(
