@@ -103,6 +103,10 @@ def cmd_match(args: argparse.Namespace) -> int:
     from heurtune.match.stats import Sprt
 
     pairs = _pairs_arg(args.pairs)
+    if args.games:
+        from heurtune.tomlio import check_writable
+
+        check_writable(args.games)  # before the match, whose games would be lost
     sprt = Sprt(*_elo_pair(args.sprt), model=args.sprt_elo) if args.sprt else None
     if sprt is None and pairs is None:
         raise HeurtuneError("match needs --pairs N (or all), or --sprt ELO0,ELO1")
@@ -153,7 +157,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     outcome = None
     with MatchRunner(args.jobs) as runner:
         if sprt is None:
-            result = runner.run(spec, on_pair=lambda _p: bar.update(1), openings=openings)
+            result = runner.run(spec, on_pair=lambda _p: bar.update(1), openings=openings,
+                                keep_games=bool(args.games))
         else:
             lower, upper = sprt.bounds
 
@@ -161,8 +166,13 @@ def cmd_match(args: argparse.Namespace) -> int:
                 bar.update(1)
                 bar.set_postfix_str(f"LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]", refresh=False)
 
-            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress, openings=openings)
+            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress, openings=openings,
+                                              keep_games=bool(args.games))
     bar.close()
+    if args.games:
+        from heurtune.match.records import pair_records, write_records
+
+        write_records(args.games, pair_records(spec, result.pairs))
     stats = result.stats
     if args.json:
         out = result.to_dict()
@@ -175,6 +185,16 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(stats.summary())
         print(stats.pairs_summary())
         print(f"first player (side 0) scored {result.first_player_score:.3f} over all games")
+        if args.games:
+            print(f"wrote {2 * len(result.pairs)} games to {args.games} "
+                  f"(`heurtune replay {args.games} --game N` shows one)")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from heurtune.match.records import read_records, replay_text
+
+    print(replay_text(read_records(args.file), args.game, args.file))
     return 0
 
 
@@ -485,7 +505,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play none of the openings that this study tunes on, nor their "
                         "mirror images")
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--games", default=None, metavar="FILE",
+                   help="also write every game (moves, nodes, result) as JSON Lines")
     s.set_defaults(func=cmd_match)
+
+    s = sub.add_parser("replay", help="a recorded game move by move as text boards")
+    s.add_argument("file", help="a JSON Lines game record file (match --games)")
+    s.add_argument("--game", type=int, default=0, help="which game (0: the first)")
+    s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("tournament", help="every agent against every opponent, with ratings")
     s.add_argument("agents", nargs="+", metavar="AGENT", help="presets or engine files")

@@ -1,4 +1,4 @@
-"""TOML reading and writing with errors that name the file."""
+"""TOML reading and writing, and atomic file writes, with errors that name the file."""
 
 from __future__ import annotations
 
@@ -59,8 +59,13 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 
 def write_toml(path: str | os.PathLike[str], data: Mapping[str, Any], header: str = "") -> None:
     """Write ``data`` atomically: a crash never leaves a half-written file."""
+    write_atomic(path, header + tomli_w.dumps(dict(data)))
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it and a rename:
+    a crash never leaves a half-written file, and a failure none at all."""
     p = Path(path)
-    text = header + tomli_w.dumps(dict(data))
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
@@ -71,6 +76,8 @@ def write_toml(path: str | os.PathLike[str], data: Mapping[str, Any], header: st
             fh.write(text)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is for the temporary name only
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # a full disk, a file system gone read-only
+            raise HeurtuneError(f"cannot write {p}: {exc}") from None
         raise
