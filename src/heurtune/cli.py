@@ -204,8 +204,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     from heurtune.tomlio import check_writable
 
-    if args.csv:
-        check_writable(args.csv)  # before the run, whose results would be lost
+    for path in (args.csv, args.html):
+        if path:
+            check_writable(path)  # before the run, whose results would be lost
     agents = [resolve_engine(a) for a in args.agents]
     opponents = [resolve_engine(o) for o in args.opponents]
     bar = _progress(args.pairs * len(agents) * len(opponents), "tournament")
@@ -219,6 +220,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             Path(args.csv).write_text(result.to_csv())
         except OSError as exc:  # the results are still printed below
             print(f"heurtune: error: cannot write {args.csv}: {exc}", file=sys.stderr)
+    if args.html:
+        from heurtune.match.html import tournament_page
+
+        try:
+            tournament_page(result).write(args.html)
+        except HeurtuneError as exc:  # the results are still printed below
+            print(f"heurtune: error: {exc}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -522,6 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=1, help="worker processes")
     s.add_argument("--opening-plies", type=int, default=None)
     s.add_argument("--csv", default=None, metavar="FILE", help="also write the cells as CSV")
+    s.add_argument("--html", default=None, metavar="FILE",
+                   help="also write a self-contained HTML page: the cross-table as a heat map, "
+                        "scores and ratings with their intervals")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_tournament)
 

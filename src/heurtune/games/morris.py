@@ -466,7 +466,7 @@ def board_caption(state: np.ndarray) -> str:
 def termination(state: np.ndarray) -> str:
     """Why the game ended: too few stones, no move, or which draw rule."""
     s = int(state[STM])
-    if popcount(state[BB + s]) + state[STASH + s] < 3:
+    if bin(int(state[BB + s])).count("1") + state[STASH + s] < 3:  # popcount is numba-only
         return f"{SIDE_NAMES[s]} has fewer than 3 stones"
     if not has_moves(state):
         return f"{SIDE_NAMES[s]} has no legal move"

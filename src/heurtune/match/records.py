@@ -155,15 +155,15 @@ def replay(record: Mapping[str, Any], where: str = "game record"
     return kernel, positions
 
 
-def headline(record: Mapping[str, Any], number: int, total: int) -> str:
-    """One line saying which game this is, who played which side and how it ended."""
+def describe(record: Mapping[str, Any]) -> str:
+    """Who played which side, from which opening, and how the game ended."""
     kernel = get_game(record["game"])
     first, second = record["players"]
     opening = " ".join(record["opening"]) or "none"
-    return (f"game {number} of {total}: {first} ({kernel.side_names[0]}) vs {second} "
-            f"({kernel.side_names[1]}), pair {record['pair']}, seed {record['seed']}, "
-            f"opening {opening}; {record['result']} after "
-            f"{len(record['opening']) + len(record['moves'])} plies: {record['termination']}")
+    return (f"{first} ({kernel.side_names[0]}) vs {second} ({kernel.side_names[1]}), "
+            f"pair {record['pair']}, seed {record['seed']}, opening {opening}; "
+            f"{record['result']} after {len(record['opening']) + len(record['moves'])} plies: "
+            f"{record['termination']}")
 
 
 def replay_text(records: Sequence[Mapping[str, Any]], number: int, source: str) -> str:
@@ -174,7 +174,8 @@ def replay_text(records: Sequence[Mapping[str, Any]], number: int, source: str) 
                             f"(0 to {len(records) - 1})")
     record = records[number]
     kernel, positions = replay(record, f"{source} game {number}")
-    lines = [headline(record, number, len(records)), "", "start", kernel.board_text(positions[0].state)]
+    lines = [f"game {number} of {len(records)}: {describe(record)}", "", "start",
+             kernel.board_text(positions[0].state)]
     for pos in positions[1:]:
         who = kernel.side_names[pos.side] if pos.side is not None else ""
         how = "opening" if pos.nodes is None else f"{pos.nodes:,} nodes"
