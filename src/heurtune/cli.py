@@ -22,6 +22,8 @@ DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
 MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
 DEFAULT_MAX_PAIRS = 2000  # the SPRT cap when --max-pairs is not given
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+ARTIFACTS_HELP = ("the dashboard's artifact folder (default: beside a SQLite database, "
+                  "studies/heurtune-artifacts for studies/heurtune.db; other storages: none)")
 
 
 class Terminated(KeyboardInterrupt):
@@ -237,10 +239,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 def cmd_tune(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from heurtune.tuning.dashboard import Dashboard
     from heurtune.tuning.studyfile import load_study_file
     from heurtune.tuning.tune import tune
 
     sf = load_study_file(args.study_file)
+    dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
     if args.study_name is not None:
         from heurtune.tuning.studyfile import check_study_name
 
@@ -271,7 +275,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     summary = tune(
         sf, storage_url=args.storage, study_name=args.study_name, trials=args.trials,
-        jobs=args.jobs, on_trial=on_trial, on_pair=on_pair,
+        jobs=args.jobs, on_trial=on_trial, on_pair=on_pair, dashboard=dashboard,
     )
     bar.close()
     if summary.ran == 0:
@@ -289,7 +293,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
         if needs_confirmation(args.storage, summary.study_name):
             options = sf.confirm if args.jobs is None else replace(sf.confirm, jobs=args.jobs)
-            run_confirmation(args.storage, summary.study_name, options)
+            run_confirmation(args.storage, summary.study_name, options, dashboard)
         else:
             print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
                   "confirms it again)")
@@ -298,11 +302,14 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from heurtune.tomlio import check_writable
+    from heurtune.tuning.dashboard import Dashboard
     from heurtune.tuning.export import export_best
 
     if args.out:
         check_writable(args.out)
+    dashboard = Dashboard.open(args.storage, args.artifacts)
     path, config = export_best(args.storage, args.study_name, args.out)
+    dashboard.exported(args.storage, args.study_name, path, config.provenance["trial"])
     confirmation = config.provenance.get("confirmation")
     if confirmation is None:
         print(f"heurtune: warning: study {args.study_name!r} is unconfirmed: the exported score "
@@ -333,8 +340,9 @@ def _confirm_options(args: argparse.Namespace) -> Any:
     )
 
 
-def run_confirmation(storage: str, study_name: str, options: Any) -> None:
-    """Confirm a study, printing one line per candidate and the verdict."""
+def run_confirmation(storage: str, study_name: str, options: Any, dashboard: Any) -> None:
+    """Confirm a study, printing one line per candidate and the verdict (and
+    putting it in the study's dashboard note)."""
     from heurtune.tuning.confirm import confirm_study
 
     bar = _progress(None, f"confirm {study_name}")
@@ -346,6 +354,7 @@ def run_confirmation(storage: str, study_name: str, options: Any) -> None:
                             on_line=lambda line: bar.write(line, file=sys.stdout),
                             on_pair=lambda: bar.update(1))
     bar.close()
+    dashboard.confirmed(storage, study_name)
     winner = next(c for c in verdict["candidates"] if c["trial"] == verdict["winner"])
     lo, hi = winner["score_ci"]
     line = (f"winner: trial {verdict['winner']}{' (the baseline)' if winner['baseline'] else ''}, "
@@ -360,7 +369,17 @@ def run_confirmation(storage: str, study_name: str, options: Any) -> None:
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
-    run_confirmation(args.storage, args.study_name, _confirm_options(args))
+    from heurtune.tuning.dashboard import Dashboard
+
+    run_confirmation(args.storage, args.study_name, _confirm_options(args), Dashboard())
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from heurtune.tuning.report import write_report
+
+    path = write_report(args.storage, args.study_name, args.out)
+    print(f"wrote {path}")
     return 0
 
 
@@ -393,6 +412,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
     import optuna_dashboard
 
+    from heurtune.tuning.dashboard import serve_artifacts
     from heurtune.tuning.storage import open_storage
 
     if not 1 <= args.port <= 65535:
@@ -401,7 +421,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
                             "add --allow-remote to mean it (optuna-dashboard has no login)")
     storage = open_storage(args.storage, create=False)
-    app = optuna_dashboard.wsgi(storage)
+    app = optuna_dashboard.wsgi(storage, artifact_store=serve_artifacts(args.storage,
+                                                                        args.artifacts))
     if not args.writable:
         app = _read_only(app)
 
@@ -542,6 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--study-name", default=None)
     s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
+    s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_tune)
 
     s = sub.add_parser("confirm", help="re-play a study's best trials and the baseline on "
@@ -565,7 +587,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("study_name")
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml")
+    s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("report", help="a study as one self-contained HTML file with plots and "
+                                      "a sample game")
+    s.add_argument("study_name")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--out", default=None, help="default: studies/reports/STUDY.html")
+    s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("trials", help="a study's trials as a table (or CSV)")
     s.add_argument("study_name")
@@ -581,6 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="allow notes, edits and deletions (default: read-only)")
     s.add_argument("--allow-remote", action="store_true",
                    help="allow a --host other than this machine (the dashboard has no login)")
+    s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_dashboard)
 
     s = sub.add_parser("bench", help="search speed on fixed positions")

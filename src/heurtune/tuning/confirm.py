@@ -47,7 +47,7 @@ def trial_config(base: EngineConfig, trial: FrozenTrial, study_name: str) -> Eng
     return base.with_params(dict(trial.params), name=f"{study_name}-trial-{trial.number}")
 
 
-def _tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
+def tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
     """The match every trial of the study played (its openings are the ones to avoid)."""
     return MatchSpec(base, opponent, int(setup["pairs"]), int(setup["seed"]),
                      int(setup["opening_plies"]),
@@ -99,7 +99,7 @@ def confirm_study(
     if not candidates:
         raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
 
-    tuning = _tuning_spec(setup, base, opponent)
+    tuning = tuning_spec(setup, base, opponent)
     tuning_openings = tuple(tuning.openings())
     seed = options.seed if options.seed is not None else (int(setup["seed"]) + 1) % (SEED_MAX + 1)
     plies = options.opening_plies if options.opening_plies is not None else tuning.plies

@@ -41,7 +41,7 @@ import threading
 import time
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import optuna
 from optuna.distributions import BaseDistribution
@@ -56,6 +56,9 @@ from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
+
+if TYPE_CHECKING:
+    from heurtune.tuning.dashboard import Dashboard
 
 SETUP_ATTR = "heurtune_setup"
 PAIR_SCORES_ATTR = "pair_scores"  # a completed trial's pair scores, by opening index
@@ -231,6 +234,7 @@ class _InterruptsInObjective:
 def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...]],
                on_pair: Callable[[int, PairResult], None] | None,
                target: int, guard: _InterruptsInObjective | None = None,
+               dashboard: Dashboard | None = None,
                ) -> Callable[[optuna.Trial], float]:
     per_opening = sf.pruner.kind == "wilcoxon"
     checkpoint = sf.pruner.kind == "checkpoint"
@@ -283,10 +287,15 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                     prune = trial.should_prune()
                 if prune:
                     _record(trial, pairs)
+                    if dashboard is not None:  # notes and artifacts while the trial runs
+                        dashboard.trial_finished(trial, config, sf, pairs, openings, pruned=True)
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
-        return _record(trial, pairs, keep_pairs=checkpoint)
+        score = _record(trial, pairs, keep_pairs=checkpoint)
+        if dashboard is not None:
+            dashboard.trial_finished(trial, config, sf, pairs, openings, pruned=False)
+        return score
 
     return objective
 
@@ -327,8 +336,10 @@ def tune(
     jobs: int | None = None,
     on_trial: TrialCallback | None = None,
     on_pair: Callable[[int, PairResult], None] | None = None,
+    dashboard: Dashboard | None = None,
 ) -> TuneSummary:
-    """Create or resume the study and run trials until it has ``trials`` finished ones."""
+    """Create or resume the study and run trials until it has ``trials`` finished ones;
+    ``dashboard`` writes optuna-dashboard's notes and artifacts as it goes."""
     name = study_name or sf.name
     target = trials if trials is not None else sf.trials
     if target < 1:
@@ -369,14 +380,18 @@ def tune(
     # and their retries enqueued, so that this run plays them
     with experimental_ok():
         optuna.storages.fail_stale_trials(study)
+    if dashboard is not None:
+        dashboard.study_started(study, sf, target)
     ran = 0
     if _wanted(study, target):
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:
             callbacks.append(lambda _s, t: None if t.user_attrs.get("surplus") else on_trial(t))
+        if dashboard is not None:  # the study note follows every finished trial
+            callbacks.append(lambda s, _t: dashboard.refresh(s))
         with MatchRunner(workers) as runner, _InterruptsInObjective() as guard:
-            objective = _objective(sf, runner, openings, on_pair, target, guard)
+            objective = _objective(sf, runner, openings, on_pair, target, guard, dashboard)
             while _wanted(study, target):
                 guard.check()
                 with _quiet_interrupts(), _as_heurtune_errors():
