@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 import optuna
-from optuna.artifacts import FileSystemArtifactStore, get_all_artifact_meta, upload_artifact
+from optuna.artifacts import FileSystemArtifactStore, upload_artifact
 from optuna.trial import FrozenTrial, TrialState
 from optuna_dashboard import save_note
 
@@ -180,14 +180,15 @@ class Dashboard:
 
     @_never_fails
     def exported(self, storage_url: str, study_name: str, path: Path, trial: int) -> None:
-        """After an export: the engine file as a study artifact (unless the same
-        file is there already) and the study note naming it."""
+        """After an export: the engine file as a study artifact (each export adds
+        its own: the files differ at least by their date) and the study note
+        naming it."""
         study = load_study(open_storage(storage_url, create=False), study_name)
         study.set_user_attr(EXPORTED_ATTR, {
             "path": str(path), "trial": trial,
             "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()})
         store = self.store()
-        if store is not None and not _stored_already(study, store, path):
+        if store is not None:
             upload_artifact(artifact_store=store, file_path=str(path), study_or_trial=study,
                             mimetype=TEXT)
         self.refresh(study)
@@ -211,19 +212,6 @@ def _is_new_best(trial: optuna.Trial, score: float) -> bool:
         return score > trial.study.best_value
     except ValueError:  # no completed trial yet
         return True
-
-
-def _stored_already(study: optuna.Study, store: FileSystemArtifactStore, path: Path) -> bool:
-    content = path.read_bytes()
-    for meta in get_all_artifact_meta(study):
-        if meta.filename == path.name:
-            try:
-                with store.open_reader(meta.artifact_id) as fh:
-                    if fh.read() == content:
-                        return True
-            except Exception:  # noqa: BLE001 - a file gone from the store: upload anew
-                continue
-    return False
 
 
 # -- the notes ----------------------------------------------------------------------
