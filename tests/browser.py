@@ -68,7 +68,9 @@ def wait_for(condition: Callable[[], Any], what: str, seconds: float = WAIT_SECO
     while True:
         try:
             value = condition()
-        except Exception:  # an element not there yet
+        except AssertionError:  # a failure, not a wait
+            raise
+        except Exception:  # an element or a server not there yet
             value = None
         if value:
             return value

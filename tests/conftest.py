@@ -59,13 +59,18 @@ def small_study(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     from heurtune.cli import main
 
     d = tmp_path_factory.mktemp("small-study")
-    sf = d / "iso.toml"
-    sf.write_text(SMALL_STUDY)
-    storage = f"sqlite:///{d / 'h.db'}"
-    assert main(["tune", str(sf), "--storage", storage]) == 0
-    assert main(["export", "iso", "--storage", storage, "--out", str(d / "iso-tuned.toml")]) == 0
-    return SimpleNamespace(dir=d, study_file=sf, storage=storage, db=d / "h.db",
-                           artifacts=d / "h-artifacts", exported=d / "iso-tuned.toml")
+    (d / "iso.toml").write_text(SMALL_STUDY)
+    here = os.getcwd()
+    os.chdir(d)  # relative paths, as a user in the study's folder types them
+    try:
+        assert main(["tune", "iso.toml", "--storage", "sqlite:///h.db"]) == 0
+        assert main(["export", "iso", "--storage", "sqlite:///h.db", "--out",
+                     "iso-tuned.toml"]) == 0
+    finally:
+        os.chdir(here)
+    return SimpleNamespace(dir=d, study_file=d / "iso.toml", storage=f"sqlite:///{d / 'h.db'}",
+                           db=d / "h.db", artifacts=d / "h-artifacts",
+                           exported=d / "iso-tuned.toml")
 
 
 @pytest.fixture

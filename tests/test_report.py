@@ -31,11 +31,11 @@ def _study(small_study) -> optuna.Study:  # type: ignore[no-untyped-def]
 def test_study_and_trial_notes(small_study) -> None:  # type: ignore[no-untyped-def]
     study = _study(small_study)
     note = get_note(study)
-    for fact in ("# Study `iso`", "| study file | " + str(small_study.study_file),
+    for fact in ("# Study `iso`", "| study file | iso.toml |",
                  "| opponent | isolation:ab_open |", "4 pairs (8 games) per trial, 2 plies, seed 3",
                  "| budget | 5 trials, sampler tpe, pruner checkpoint |", "| best | trial ",
-                 "| confirmation | winner trial ", f"| exported engine | {small_study.exported}",
-                 f"| artifacts | {small_study.artifacts.resolve()} |", "| parameter | best | default |"):
+                 "| confirmation | winner trial ", "| exported engine | iso-tuned.toml (trial ",
+                 "| artifacts | h-artifacts |", "| parameter | best | default |"):
         assert fact in note, fact
     finished = [t for t in study.trials if t.state.is_finished()]
     assert len(finished) == 5
@@ -258,3 +258,16 @@ def test_tournament_html(tmp_path, capsys) -> None:  # type: ignore[no-untyped-d
     code, stdout, err = cli(capsys, "tournament", "isolation:ab_open", "--opponents",
                             "isolation:random", "--pairs", "1", "--html", str(blocker / "t.html"))
     assert code == 2 and stdout == "" and err.startswith("heurtune: error: ")
+
+
+def test_trial_note_of_a_pruned_trial() -> None:
+    from heurtune.match.stats import MatchStats
+    from heurtune.tuning.dashboard import trial_note
+
+    stats = MatchStats(wins=3, draws=1, losses=2, pair_scores=(1.0, 0.5, 0.25))
+    text = trial_note(7, stats, 8, "isolation:ab_open", {"own": 1.5, "depth": 3}, pruned=True)
+    assert text.startswith("## Trial 7: pruned after 3 of 8 opening pairs\n")
+    assert "on 3 opening pairs (6 games)" in text
+    assert "| pairs won / even / lost | 1 / 1 / 1 |" in text
+    assert "| pentanomial LL, LD, DD/WL, WD, WW | 0, 1, 1, 0, 1 |" in text
+    assert "| score | 0.583 [" in text and "Parameters: own = 1.5, depth = 3" in text

@@ -136,7 +136,7 @@ class Dashboard:
     @_never_fails
     def study_started(self, study: optuna.Study, sf: StudyFile, target: int) -> None:
         """Record where the study comes from and write its note."""
-        folder = str(self.folder.resolve()) if self.folder is not None else None
+        folder = str(self.folder) if self.folder is not None else None
         study.set_user_attr(TUNING_ATTR, {"study_file": str(sf.path), "trials": target,
                                           "sampler": sf.sampler, "pruner": sf.pruner.kind,
                                           "artifacts": folder})
@@ -248,9 +248,8 @@ def trial_note(number: int, stats: MatchStats, planned: int, opponent: str,
         f"| Elo | {_elo(stats)} |",
         f"| nElo, LOS | {stats.nelo + 0.0:+.1f}, {stats.los:.1%} |",
         f"| pentanomial LL, LD, DD/WL, WD, WW | {ll}, {ld}, {dd}, {wd}, {ww} |",
-        "", "| parameter | value |", "|---|---|",
+        "", "Parameters: " + ", ".join(f"{k} = {_value(v)}" for k, v in params.items()),
     ]
-    lines += [f"| {k} | {_value(v)} |" for k, v in params.items()]
     return "\n".join(lines) + "\n"
 
 
@@ -259,7 +258,7 @@ def _trial_line(trial: FrozenTrial) -> str:
     ci = a.get("score_ci") or [0.0, 0.0]
     return (f"trial {trial.number}: score {float(trial.value):.3f} [{ci[0]:.3f}, {ci[1]:.3f}] "
             f"over {a.get('games', 0)} games (+{a.get('wins', 0)} ={a.get('draws', 0)} "
-            f"-{a.get('losses', 0)}), Elo {a.get('elo', 0.0):+.1f}")
+            f"-{a.get('losses', 0)}), Elo {a.get('elo', 0.0) + 0.0:+.1f}")  # no -0.0
 
 
 def confirmation_line(study: optuna.Study, name: str, completed: int) -> str:
@@ -303,7 +302,7 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     openings = ("one of every symmetry class" if setup.get("openings") == "all"
                 else f"{pairs} pairs ({2 * pairs if isinstance(pairs, int) else '?'} games)")
     exported = study.user_attrs.get(EXPORTED_ATTR)
-    where = folder.resolve() if folder is not None else tuning.get("artifacts")
+    where = folder if folder is not None else tuning.get("artifacts")
     return [
         ("study file", tuning.get("study_file") or "-"),
         ("engine", f"{engine.get('game', '?')} heuristic {engine.get('heuristic', '?')}, "
