@@ -13,7 +13,7 @@ import multiprocessing
 import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence, Union
 
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
@@ -28,6 +28,8 @@ MAX_PAIRS = 1_000_000
 MAX_CHUNK = 8  # pairs per task sent to a worker process
 SEED_MAX = 2**32 - 1
 MAX_OPENING_PLIES = 64
+# which pairs carry their games: all (True), none (False) or the pairs of these indices
+KeepGames = Union[bool, Collection[int]]
 
 
 @dataclass(frozen=True)
@@ -170,9 +172,13 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _keeps(keep_games: KeepGames, index: int) -> bool:
+    return keep_games if isinstance(keep_games, bool) else index in keep_games
+
+
 def _pairs_task(a: EngineConfig, b: EngineConfig, chunk: Sequence[tuple[int, tuple[int, ...]]],
-                seed: int, keep_games: bool = False) -> list[PairResult]:
-    return [_pair_task(a, b, i, op, seed, keep_games) for i, op in chunk]
+                seed: int, keep_games: KeepGames = False) -> list[PairResult]:
+    return [_pair_task(a, b, i, op, seed, _keeps(keep_games, i)) for i, op in chunk]
 
 
 _WARM: set[tuple[str, str]] = set()
@@ -225,13 +231,14 @@ class MatchRunner:
 
     def iter_pairs(
         self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None,
-        indices: Sequence[int] | None = None, keep_games: bool = False,
+        indices: Sequence[int] | None = None, keep_games: KeepGames = False,
     ) -> Iterator[PairResult]:
         """Yield pair results as they finish. Closing the iterator early (a pruned
         trial) cancels the pairs not started yet. ``indices`` numbers the openings
         (default 0, 1, ...): a pair's index picks its tie-break seeds, so an
         opening played in another order (a trial's shuffle) plays the same.
-        ``keep_games``: the pairs carry their games (moves, nodes, termination)."""
+        ``keep_games``: the pairs carry their games (moves, nodes, termination):
+        all of them, or those whose index is in the collection given."""
         ops = list(openings) if openings is not None else spec.openings()
         numbers = list(indices) if indices is not None else list(range(len(ops)))
         if len(numbers) != len(ops):
@@ -240,7 +247,7 @@ class MatchRunner:
         warm_up(spec.b)
         if self.jobs == 1:
             for i, op in zip(numbers, ops):
-                yield _pair_task(spec.a, spec.b, i, op, spec.seed, keep_games)
+                yield _pair_task(spec.a, spec.b, i, op, spec.seed, _keeps(keep_games, i))
             return
         pool = self._executor()
         # a few pairs per task: one round trip to a worker costs about as much as a
@@ -250,7 +257,8 @@ class MatchRunner:
         indexed = list(zip(numbers, ops))
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
         pending: set[Future[list[PairResult]]] = {
-            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed, keep_games)
+            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed,
+                        keep_games if isinstance(keep_games, bool) else frozenset(keep_games))
             for chunk in chunks
         }
         try:

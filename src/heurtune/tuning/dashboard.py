@@ -10,9 +10,9 @@
   its parameters.
 * **Artifacts** in an artifact store (optuna's ``FileSystemArtifactStore``): a
   trial that becomes the best so far gets its engine file and sample games
-  (the first opening pair of its match, replayed with the same seeds, so they
-  are the games it played there) as a JSON Lines file ``heurtune replay``
-  reads; ``export`` adds the exported engine file to the study. Trial
+  (the two games it played on the study's first opening, kept by its match)
+  as a JSON Lines file ``heurtune replay`` reads; ``export`` adds the
+  exported engine file to the study. Trial
   artifacts are uploaded while the trial runs (optuna-dashboard lists only
   those).
 
@@ -44,7 +44,7 @@ from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
 from heurtune.match.records import pair_records, write_records
-from heurtune.match.runner import MatchRunner, stats_of
+from heurtune.match.runner import stats_of
 from heurtune.match.stats import MatchStats, elo_text
 from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.storage import load_study, open_storage, sqlite_path
@@ -123,6 +123,11 @@ class Dashboard:
             check_folder_writable(folder)
         return cls(folder)
 
+    @property
+    def sample_pairs(self) -> tuple[int, ...]:
+        """The openings (by index) whose games a trial's match keeps for its artifacts."""
+        return tuple(range(SAMPLE_PAIRS)) if self.folder is not None else ()
+
     def store(self) -> FileSystemArtifactStore | None:
         """The artifact store, its folder made on first use."""
         if self.folder is None:
@@ -144,25 +149,23 @@ class Dashboard:
 
     @_never_fails
     def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
-                       pairs: Sequence[PairResult], openings: Sequence[tuple[int, ...]],
-                       pruned: bool) -> None:
+                       pairs: Sequence[PairResult], pruned: bool) -> None:
         """While the trial still runs: its note, and for a complete trial that
         beats every completed one its engine file and sample games as artifacts."""
         stats = stats_of(sorted(pairs, key=lambda p: p.index))
         save_note(trial, trial_note(trial.number, stats, sf.pairs, sf.opponent_spec,
                                     dict(trial.params), pruned))
         store = self.store()
-        if store is None or pruned or not _is_new_best(trial, stats.score):
+        sample = [p for p in pairs if p.games]  # the pairs of self.sample_pairs
+        if store is None or pruned or not sample or not _is_new_best(trial, stats.score):
             return
         spec = sf.match_spec(config)
-        with MatchRunner(1) as runner:
-            sample = runner.run(spec, openings=openings[:SAMPLE_PAIRS], keep_games=True)
         with tempfile.TemporaryDirectory(prefix="heurtune-artifacts-") as tmp:
             engine = Path(tmp) / f"trial-{trial.number}.toml"
             config.save(engine, f"# heurtune: the engine of trial {trial.number} of study "
                                 f"{trial.study.study_name!r}\n")
             games = Path(tmp) / f"trial-{trial.number}-games.jsonl"
-            write_records(games, pair_records(spec, sample.pairs))
+            write_records(games, pair_records(spec, sample))
             for path in (engine, games):
                 upload_artifact(artifact_store=store, file_path=str(path), study_or_trial=trial,
                                 mimetype=TEXT)

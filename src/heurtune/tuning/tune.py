@@ -265,11 +265,12 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         spec = sf.match_spec(config)
         pairs: list[PairResult] = []
+        keep = dashboard.sample_pairs if dashboard is not None else ()  # the games it shows
         if checkpoint:  # each trial its own order of the same openings
             order = trial_order(len(openings), sf.seed, trial.number)
-            stream = runner.iter_pairs(spec, [openings[i] for i in order], order)
+            stream = runner.iter_pairs(spec, [openings[i] for i in order], order, keep_games=keep)
         else:
-            stream = runner.iter_pairs(spec, openings)
+            stream = runner.iter_pairs(spec, openings, keep_games=keep)
         try:
             for pair in waiting(stream):
                 pairs.append(pair)
@@ -288,13 +289,13 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                 if prune:
                     _record(trial, pairs)
                     if dashboard is not None:  # notes and artifacts while the trial runs
-                        dashboard.trial_finished(trial, config, sf, pairs, openings, pruned=True)
+                        dashboard.trial_finished(trial, config, sf, pairs, pruned=True)
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
         score = _record(trial, pairs, keep_pairs=checkpoint)
         if dashboard is not None:
-            dashboard.trial_finished(trial, config, sf, pairs, openings, pruned=False)
+            dashboard.trial_finished(trial, config, sf, pairs, pruned=False)
         return score
 
     return objective
