@@ -421,8 +421,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
                             "add --allow-remote to mean it (optuna-dashboard has no login)")
     storage = open_storage(args.storage, create=False)
-    app = optuna_dashboard.wsgi(storage, artifact_store=serve_artifacts(args.storage,
-                                                                        args.artifacts))
+    store, folder = serve_artifacts(args.storage, args.artifacts)
+    app = optuna_dashboard.wsgi(storage, artifact_store=store)
     if not args.writable:
         app = _read_only(app)
 
@@ -439,8 +439,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
               "who reaches this port can read the studies"
               + (" and change or delete them" if args.writable else ""), file=sys.stderr)
     mode = "writable" if args.writable else "read-only (--writable allows notes and edits)"
-    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}, {mode} "
-          "(Ctrl-C stops)", flush=True)
+    shown = f" and the artifacts in {folder}" if folder is not None else ""
+    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}{shown}, "
+          f"{mode} (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
     finally:

@@ -198,15 +198,15 @@ class Dashboard:
 
 
 def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
-                    ) -> FileSystemArtifactStore | None:
-    """The store ``heurtune dashboard`` serves: the given folder (which must
-    exist), else the default one if it exists, else none."""
+                    ) -> tuple[FileSystemArtifactStore | None, Path | None]:
+    """The store ``heurtune dashboard`` serves and its folder: the given folder
+    (which must exist), else the default one if it exists, else none."""
     folder = artifact_folder(storage_url, artifacts)
     if folder is None or (artifacts is None and not folder.is_dir()):
-        return None
+        return None, None
     if not folder.is_dir():
         raise HeurtuneError(f"artifact folder {folder}: no such folder")
-    return FileSystemArtifactStore(folder.resolve())
+    return FileSystemArtifactStore(folder.resolve()), folder
 
 
 def _is_new_best(trial: optuna.Trial, score: float) -> bool:
