@@ -271,3 +271,24 @@ def test_trial_note_of_a_pruned_trial() -> None:
     assert "| pairs won / even / lost | 1 / 1 / 1 |" in text
     assert "| pentanomial LL, LD, DD/WL, WD, WW | 0, 1, 1, 0, 1 |" in text
     assert "| score | 0.583 [" in text and "Parameters: own = 1.5, depth = 3" in text
+
+
+def test_halma_cell_weights_are_one_piece_on_an_empty_board() -> None:
+    """The `distance` map by its formula: base minus the distance to the target
+    corner, the near bonus within its radius, the dead and golden cells."""
+    import numpy as np
+
+    from heurtune.engine.heuristic import get_heuristic
+    from heurtune.engine.heuristics.halma import DEAD, EUCLID, GOLDEN
+    from heurtune.games.halma import CELLS, SIZE
+
+    weights = get_heuristic("halma", "distance").cell_weights
+    assert weights is not None
+    got = weights({"base": 20.0, "near_bonus": 3.0})
+    d = EUCLID[0, :CELLS]
+    expected = 20.0 - d + 3.0 * (d <= 4.0) - 20.0 * DEAD[0, :CELLS] + 15.0 * GOLDEN[0, :CELLS]
+    assert got.shape == (SIZE, SIZE)
+    np.testing.assert_allclose(got.ravel(), expected)
+    family = get_heuristic("halma", "family").cell_weights
+    assert family is not None  # its whole-position terms are left out: the same map
+    np.testing.assert_allclose(family({"base": 20.0, "near_bonus": 3.0, "straggler": 5.0}), got)
