@@ -99,6 +99,12 @@ def no_key(state, move):  # type: ignore[no-untyped-def]
     return 0
 
 
+def grid_rows(ranks: int, files: int, char: Callable[[int, int], str]) -> list[str]:
+    """``board_rows`` of a rectangular board: ``char(rank, file)`` for every cell
+    (both counted from 0 at a1), the top rank first."""
+    return ["".join(char(r, c) for c in range(files)) for r in range(ranks - 1, -1, -1)]
+
+
 @dataclass(frozen=True)
 class RuleOption:
     """One switchable rule of a game, with its default and a one-line description."""

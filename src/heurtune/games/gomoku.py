@@ -52,6 +52,7 @@ from heurtune.games.base import (
     STM,
     GameKernel,
     RuleOption,
+    grid_rows,
 )
 
 MIN_SIZE, MAX_SIZE, DEFAULT_SIZE = 7, 19, 15
@@ -515,9 +516,8 @@ LEGEND = {
 def board_rows(state: np.ndarray) -> list[str]:
     """The N x N points, rank N first."""
     n = int(state[R_SIZE])
-    return ["".join(STONES.get(int(state[cell_index(state, r * STRIDE + c)]), EMPTY_CELL)
-                    for c in range(n))
-            for r in range(n - 1, -1, -1)]
+    return grid_rows(n, n, lambda r, c: STONES.get(int(state[cell_index(state, r * STRIDE + c)]),
+                                                   EMPTY_CELL))
 
 
 def termination(state: np.ndarray) -> str:

@@ -48,6 +48,7 @@ from heurtune.games.base import (
     WIN,
     GameKernel,
     RuleOption,
+    grid_rows,
 )
 
 SIZE = 16
@@ -341,18 +342,15 @@ LEGEND = {
 
 def board_rows(state: np.ndarray) -> list[str]:
     """The 16x16 cells, rank 16 first; empty camp cells apart from other empty cells."""
-    rows = []
-    for r in range(SIZE - 1, -1, -1):
-        row = ""
-        for c in range(SIZE):
-            cell = r * SIZE + c
-            v = int(state[BOARD + cell])
-            if v:
-                row += PIECE_CHARS[v - 1]
-            else:
-                row += CAMP_CELL if CAMP[0, cell] or CAMP[1, cell] else EMPTY_CELL
-        rows.append(row)
-    return rows
+
+    def char(r: int, c: int) -> str:
+        cell = r * SIZE + c
+        piece = int(state[BOARD + cell])
+        if piece:
+            return PIECE_CHARS[piece - 1]
+        return CAMP_CELL if CAMP[0, cell] or CAMP[1, cell] else EMPTY_CELL
+
+    return grid_rows(SIZE, SIZE, char)
 
 
 def termination(state: np.ndarray) -> str:

@@ -30,6 +30,7 @@ from heurtune.games.base import (
     PLY,
     STM,
     GameKernel,
+    grid_rows,
 )
 from heurtune.games.bits import lsb, permute_mask
 
@@ -193,19 +194,15 @@ LEGEND = {
 
 def board_rows(state: np.ndarray) -> list[str]:
     """The board, rank 7 first: the knights, the blocked squares, the empty ones."""
-    rows = []
-    for r in range(SIZE - 1, -1, -1):
-        row = ""
-        for c in range(SIZE):
-            sq = r * SIZE + c
-            if sq in (state[POS], state[POS + 1]):
-                row += KNIGHTS[0 if state[POS] == sq else 1]
-            elif int(state[BLOCKED]) >> sq & 1:
-                row += BLOCKED_SQUARE
-            else:
-                row += EMPTY_CELL
-        rows.append(row)
-    return rows
+
+    def char(r: int, c: int) -> str:
+        sq = r * SIZE + c
+        for side in range(2):
+            if state[POS + side] == sq:
+                return KNIGHTS[side]
+        return BLOCKED_SQUARE if int(state[BLOCKED]) >> sq & 1 else EMPTY_CELL
+
+    return grid_rows(SIZE, SIZE, char)
 
 
 KERNEL = GameKernel(
