@@ -163,7 +163,7 @@ def test_unwritable_artifact_folder_fails_before_the_study(small_study, tmp_path
     blocker = tmp_path / "file"
     blocker.write_text("")
     db = tmp_path / "new.db"
-    for folder, message in ((blocker, "not a folder"), (blocker / "sub", "cannot be created")):
+    for folder, message in ((blocker, "not a folder"), (blocker / "sub", "is not a directory")):
         code, out, err = cli(capsys, "tune", str(small_study.study_file), "--storage",
                              f"sqlite:///{db}", "--artifacts", str(folder))
         assert code == 2 and out == "" and err.startswith("heurtune: error: artifact folder")

@@ -40,20 +40,41 @@ def _umask() -> int:
     return mask
 
 
+def _nearest_existing(p: Path) -> Path:
+    """``p``'s nearest existing ancestor, which must be a writable folder."""
+    existing = p.absolute().parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise HeurtuneError(f"{p}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise HeurtuneError(f"{p}: {existing} is not writable")
+    return existing
+
+
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """``path`` can be written as a file (checked before any work that would be
     lost if it could not); a :class:`HeurtuneError` otherwise."""
     p = Path(path)
     if p.is_dir():
         raise HeurtuneError(f"{p}: is a directory, not a file")
-    parent = p.parent if str(p.parent) else Path(".")
-    existing = parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise HeurtuneError(f"{p}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+    _nearest_existing(p)
+    if p.exists() and not os.access(p, os.W_OK):
         raise HeurtuneError(f"{p}: not writable")
+    return p
+
+
+def check_folder_writable(path: str | os.PathLike[str]) -> Path:
+    """``path`` is a writable folder or can be made one (nothing is created); a
+    :class:`HeurtuneError` otherwise."""
+    p = Path(path)
+    if p.exists():
+        if not p.is_dir():
+            raise HeurtuneError(f"{p}: not a folder")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise HeurtuneError(f"{p}: not writable")
+        return p
+    _nearest_existing(p)
     return p
 
 

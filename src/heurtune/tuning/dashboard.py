@@ -46,6 +46,7 @@ from heurtune.match.play import PairResult
 from heurtune.match.records import pair_records, write_records
 from heurtune.match.runner import stats_of
 from heurtune.match.stats import MatchStats, elo_text
+from heurtune.tomlio import check_folder_writable
 from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.storage import load_study, open_storage, sqlite_path
 from heurtune.tuning.studyfile import StudyFile
@@ -69,23 +70,6 @@ def artifact_folder(storage_url: str, given: str | os.PathLike[str] | None) -> P
     return db.with_name(db.stem + ARTIFACTS_SUFFIX) if db is not None else None
 
 
-def check_folder_writable(folder: Path) -> None:
-    """``folder`` is a writable folder, or can be made one (its nearest existing
-    parent is writable); a :class:`HeurtuneError` otherwise. Nothing is created."""
-    if folder.exists():
-        if not folder.is_dir():
-            raise HeurtuneError(f"artifact folder {folder}: not a folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise HeurtuneError(f"artifact folder {folder}: not writable")
-        return
-    parent = folder.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise HeurtuneError(f"artifact folder {folder}: cannot be created ({parent} is not "
-                            "a writable folder)")
-
-
 def _never_fails(method: F) -> F:
     """Dashboard content is a view of the study: a failure to write it is a
     warning, never a failed trial or command."""
@@ -94,7 +78,7 @@ def _never_fails(method: F) -> F:
     def safe(self: Dashboard, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - anything: the trial must go on
+        except Exception as exc:  # anything: the trial must go on
             self.warn(f"dashboard content not written ({method.__name__}): "
                       f"{type(exc).__name__}: {exc}")
             return None
@@ -120,7 +104,10 @@ class Dashboard:
         its folder checked writable before anything is stored."""
         folder = artifact_folder(storage_url, artifacts)
         if folder is not None:
-            check_folder_writable(folder)
+            try:
+                check_folder_writable(folder)
+            except HeurtuneError as exc:
+                raise HeurtuneError(f"artifact folder {exc}") from None
         return cls(folder)
 
     @property
