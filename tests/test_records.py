@@ -14,7 +14,8 @@ import pytest
 from heurtune.cli import main
 from heurtune.engine.config import resolve_engine
 from heurtune.games import ONGOING, game_names, get_game
-from heurtune.match.records import pair_records, read_records, replay, replay_text, write_records
+from heurtune.match.records import (pair_records, read_records, replay_positions, replay_text,
+                                     write_records)
 from heurtune.match.runner import MatchRunner, MatchSpec
 
 # cheap engines per game: depth 1 (Halma with a short ply limit: adjudicated)
@@ -73,7 +74,7 @@ def test_records_replay_every_game(recorded, game: str, capsys) -> None:  # type
         assert record["players"][0] != record["players"][1] or game == "morris"
         assert len(record["nodes"]) == len(record["moves"])
         assert record["result"] == {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[record["score"]]
-        _, positions = replay(record)
+        _, positions = replay_positions(record)
         final = positions[-1].state
         assert kernel.outcome(final) != ONGOING  # the record ends where the game ended
         assert record["termination"] == kernel.termination_reason(final) != "unfinished"

@@ -14,7 +14,7 @@ from optuna.artifacts import get_all_artifact_meta
 from optuna_dashboard import get_note
 
 from heurtune.cli import main
-from heurtune.match.records import read_records, replay
+from heurtune.match.records import read_records, replay_positions
 from heurtune.tuning.tune import SETUP_ATTR
 
 
@@ -71,7 +71,7 @@ def test_best_trials_have_engine_and_sample_games(small_study) -> None:  # type:
             records = read_records(small_study.artifacts / games.artifact_id)
             assert len(records) == 2 and records[0]["players"][0] == f"trial-{trial.number}"
             for record in records:
-                replay(record)
+                replay_positions(record)
         else:
             assert names == [], trial.number
     assert holders and holders[0] == 0  # the baseline is the first best
@@ -292,3 +292,19 @@ def test_halma_cell_weights_are_one_piece_on_an_empty_board() -> None:
     family = get_heuristic("halma", "family").cell_weights
     assert family is not None  # its whole-position terms are left out: the same map
     np.testing.assert_allclose(family({"base": 20.0, "near_bonus": 3.0, "straggler": 5.0}), got)
+
+
+def test_report_of_a_one_trial_study(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from conftest import SMALL_STUDY
+
+    sf = tmp_path / "one.toml"
+    sf.write_text(SMALL_STUDY.replace("trials = 5", "trials = 1").split("[confirm]")[0])
+    storage = f"sqlite:///{tmp_path / 'one.db'}"
+    assert cli(capsys, "tune", str(sf), "--storage", storage)[0] == 0
+    out = tmp_path / "one.html"
+    code, stdout, err = cli(capsys, "report", "iso", "--storage", storage, "--out", str(out))
+    assert code == 0 and err == ""
+    html = out.read_text()
+    assert "Importances need at least two completed trials" in html
+    assert "Slices and contours" not in html and "not confirmed yet" in html
+    assert html.count('class="replay"') == 2

@@ -21,7 +21,7 @@ from plotly.offline import get_plotlyjs
 
 from heurtune.games import GameKernel
 from heurtune.games.base import EMPTY_CELL, FILE_LETTERS
-from heurtune.match.records import describe, replay
+from heurtune.match.records import describe, replay_positions
 from heurtune.match.tournament import TournamentResult
 from heurtune.tomlio import write_atomic
 
@@ -121,7 +121,7 @@ class HtmlPage:
         """Add a game replay of a recorded game (see heurtune.match.records);
         returns its element id prefix. A game whose kernel has no ``board_rows``
         hook gets its move list instead."""
-        kernel, positions = replay(record)
+        kernel, positions = replay_positions(record)
         self._replays += 1
         rid = f"replay-{self._replays}"
         self._parts.append(f"<h3>{html.escape(title)}</h3>")

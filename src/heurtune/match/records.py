@@ -14,7 +14,7 @@ so a match's file is the same for every ``jobs``::
 player's (1, 0.5 or 0) and ``result`` says the same as ``1-0``, ``1/2-1/2`` or
 ``0-1``; ``termination`` is why the game ended (the kernel's hook).
 
-A replay plays the moves again on the kernel (each must be legal) and shows
+A replay (:func:`replay_positions`) plays the moves again on the kernel (each must be legal) and shows
 every position as the kernel's text board.
 """
 
@@ -134,8 +134,8 @@ class Position:
     state: np.ndarray
 
 
-def replay(record: Mapping[str, Any], where: str = "game record"
-           ) -> tuple[GameKernel, list[Position]]:
+def replay_positions(record: Mapping[str, Any], where: str = "game record"
+                     ) -> tuple[GameKernel, list[Position]]:
     """Every position of a recorded game from the start; a move that is not legal
     where it stands is a :class:`HeurtuneError` naming ``where``."""
     kernel = get_game(record["game"])
@@ -173,7 +173,7 @@ def replay_text(records: Sequence[Mapping[str, Any]], number: int, source: str) 
         raise HeurtuneError(f"--game {number}: {source} has {len(records)} games "
                             f"(0 to {len(records) - 1})")
     record = records[number]
-    kernel, positions = replay(record, f"{source} game {number}")
+    kernel, positions = replay_positions(record, f"{source} game {number}")
     lines = [f"game {number} of {len(records)}: {describe(record)}", "", "start",
              kernel.board_text(positions[0].state)]
     for pos in positions[1:]:

@@ -51,6 +51,7 @@ from heurtune.tuning.tune import load_tuned_study
 REPORTS = Path("studies") / "reports"  # default folder: studies/reports/STUDY.html
 SLICE_PARAMS = 4  # slice plots of this many of the most important parameters
 CONTOUR_PARAMS = 3  # a contour matrix of this many
+MIN_IMPORTANCE_TRIALS = 2  # completed trials PED-ANOVA needs (fewer: all importances equal)
 STATE_COLOURS = {TrialState.COMPLETE: "#1f77b4", TrialState.PRUNED: "#ff7f0e",
                  TrialState.FAIL: "#d62728", TrialState.RUNNING: "#7f7f7f"}
 BEST_COLOUR = "#2ca02c"
@@ -73,6 +74,15 @@ def write_report(storage_url: str, study_name: str, out: str | os.PathLike[str] 
 def build_report(storage_url: str, study_name: str) -> HtmlPage:
     """The report page of a study that ``heurtune tune`` created (with at least
     one completed trial)."""
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # the plots' notes on sparse studies
+    try:
+        return _build_report(storage_url, study_name)
+    finally:
+        optuna.logging.set_verbosity(verbosity)
+
+
+def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     study, setup, complete = load_tuned_study(storage_url, study_name, "report on")
     trials = study.get_trials(deepcopy=False)
     tuned = best_config(storage_url, study_name)
@@ -86,7 +96,7 @@ def build_report(storage_url: str, study_name: str) -> HtmlPage:
     page.figure(history_figure(trials, study.user_attrs.get("objective", "score")))
 
     page.heading("Parameter importances")
-    important = _importances(study)
+    important = _importances(study, complete)
     if important:
         with experimental_ok():
             page.figure(optuna.visualization.plot_param_importances(
@@ -139,9 +149,11 @@ def build_report(storage_url: str, study_name: str) -> HtmlPage:
     return page
 
 
-def _importances(study: optuna.Study) -> list[str]:
+def _importances(study: optuna.Study, complete: Sequence[FrozenTrial]) -> list[str]:
     """The searched parameters from the most important down (none when they
     cannot be computed: fewer than two completed trials, or nothing varies)."""
+    if len(complete) < MIN_IMPORTANCE_TRIALS:
+        return []
     try:
         with experimental_ok():
             ranked = optuna.importance.get_param_importances(
