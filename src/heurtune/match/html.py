@@ -21,7 +21,7 @@ from plotly.offline import get_plotlyjs
 
 from heurtune.games import GameKernel
 from heurtune.games.base import EMPTY_CELL, FILE_LETTERS
-from heurtune.match.records import describe, replay_positions
+from heurtune.match.records import Position, describe, replay_positions
 from heurtune.match.tournament import TournamentResult
 from heurtune.tomlio import write_atomic
 
@@ -162,7 +162,7 @@ class HtmlPage:
 
 
 def _replay_labels(kernel: GameKernel, record: Mapping[str, Any],
-                   positions: Sequence[Any]) -> list[str]:
+                   positions: Sequence[Position]) -> list[str]:
     """The line under the board at each position: ply, move, nodes, caption."""
     labels = []
     last = len(positions) - 1
@@ -171,8 +171,7 @@ def _replay_labels(kernel: GameKernel, record: Mapping[str, Any],
         if pos.move is None:
             text = f"start ({last} plies follow)"
         else:
-            how = "opening" if pos.nodes is None else f"{pos.nodes:,} nodes"
-            text = f"ply {pos.ply} of {last}: {kernel.side_names[pos.side]} {pos.move} ({how})"
+            text = f"ply {pos.ply} of {last}: {pos.move_text(kernel)}"
         if caption:
             text += f"; {caption}"
         if pos.ply == last:

@@ -133,6 +133,12 @@ class Position:
     nodes: int | None
     state: np.ndarray
 
+    def move_text(self, kernel: GameKernel) -> str:
+        """Who played which move, and how many nodes it searched for it."""
+        how = "opening" if self.nodes is None else f"{self.nodes:,} nodes"
+        who = kernel.side_names[self.side] if self.side is not None else ""
+        return f"{who} {self.move} ({how})"
+
 
 def replay_positions(record: Mapping[str, Any], where: str = "game record"
                      ) -> tuple[GameKernel, list[Position]]:
@@ -177,8 +183,6 @@ def replay_text(records: Sequence[Mapping[str, Any]], number: int, source: str) 
     lines = [f"game {number} of {len(records)}: {describe(record)}", "", "start",
              kernel.board_text(positions[0].state)]
     for pos in positions[1:]:
-        who = kernel.side_names[pos.side] if pos.side is not None else ""
-        how = "opening" if pos.nodes is None else f"{pos.nodes:,} nodes"
-        lines += ["", f"ply {pos.ply}: {who} {pos.move} ({how})", kernel.board_text(pos.state)]
+        lines += ["", f"ply {pos.ply}: {pos.move_text(kernel)}", kernel.board_text(pos.state)]
     lines += ["", f"result {record['result']}: {record['termination']}"]
     return "\n".join(lines)
