@@ -14,6 +14,7 @@ import pytest
 from heurtune.cli import main
 from heurtune.engine.config import resolve_engine
 from heurtune.games import ONGOING, game_names, get_game
+from heurtune.games.base import UNFINISHED
 from heurtune.match.records import (pair_records, read_records, replay_positions, replay_text,
                                      write_records)
 from heurtune.match.runner import MatchRunner, MatchSpec
@@ -77,7 +78,7 @@ def test_records_replay_every_game(recorded, game: str, capsys) -> None:  # type
         _, positions = replay_positions(record)
         final = positions[-1].state
         assert kernel.outcome(final) != ONGOING  # the record ends where the game ended
-        assert record["termination"] == kernel.termination_reason(final) != "unfinished"
+        assert record["termination"] == kernel.termination_reason(final) != UNFINISHED
         code, out, err = cli(capsys, "replay", str(recorded[game]), "--game", str(number))
         assert code == 0 and err == ""
         plies = len(record["opening"]) + len(record["moves"])

@@ -76,6 +76,7 @@ HEADER = 3
 EMPTY_CELL = "."  # board_rows: an empty cell (pictures draw it as a small dot)
 NO_CELL = " "  # board_rows: no cell at this place of the grid
 FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+UNFINISHED = "unfinished"  # termination: the game goes on
 
 
 @njit(cache=True, nogil=True)
@@ -241,7 +242,7 @@ class GameKernel:
         mover = self.side_names[int(self.side_to_move(state))]
         other = self.side_names[1 - int(self.side_to_move(state))]
         if result == ONGOING:
-            return "unfinished"
+            return UNFINISHED
         if result == DRAW:
             return "draw"
         if result == LOSS and not self.legal_moves(state):

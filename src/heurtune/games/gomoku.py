@@ -50,6 +50,7 @@ from heurtune.games.base import (
     ONGOING,
     PLY,
     STM,
+    UNFINISHED,
     GameKernel,
     RuleOption,
     grid_rows,
@@ -526,7 +527,7 @@ def termination(state: np.ndarray) -> str:
         return f"{SIDE_NAMES[1 - int(state[STM])]} made five in a row"
     if state[PLY] >= state[R_SIZE] * state[R_SIZE]:
         return "draw: the board is full"
-    return "unfinished"
+    return UNFINISHED
 
 
 KERNEL = GameKernel(

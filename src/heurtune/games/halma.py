@@ -45,6 +45,7 @@ from heurtune.games.base import (
     ONGOING,
     PLY,
     STM,
+    UNFINISHED,
     WIN,
     GameKernel,
     RuleOption,
@@ -373,7 +374,7 @@ def termination(state: np.ndarray) -> str:
                 f"(total distance {totals[near]} against {totals[1 - near]})")
     if not _has_move(state):
         return f"{SIDE_NAMES[stm]} has no legal move"
-    return "unfinished"
+    return UNFINISHED
 
 
 KERNEL = GameKernel(

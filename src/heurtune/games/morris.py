@@ -40,6 +40,7 @@ from heurtune.games.base import (
     ONGOING,
     PLY,
     STM,
+    UNFINISHED,
     GameKernel,
     RuleOption,
 )
@@ -476,7 +477,7 @@ def termination(state: np.ndarray) -> str:
         return f"draw: {int(state[QUIET])} plies without a removal"
     if outcome(state) == DRAW:
         return f"draw: a position occurred {int(state[R_REPS])} times"
-    return "unfinished"
+    return UNFINISHED
 
 
 KERNEL = GameKernel(
