@@ -1,11 +1,12 @@
 """Heat maps of the Halma heuristics' per-cell weights, as the seed drew them.
 
 For every cell, the score one piece of player 0 (aiming at p16) contributes there
-under the heuristic's per-piece terms: the distance and near terms, the dead and
-golden cells, the edge and home tables, the family's pieces-at-home term (the
-spread, opponent and straggler terms depend on the whole position and are left
-out; terms that do not depend on the pieces, such as wall_corner's table as the
-seed's code adds it, drop out). Writes one PNG per
+under the heuristic's per-piece terms (each Halma heuristic's ``cell_weights``
+hook, which ``heurtune report`` draws as plotly heat maps): the distance and
+near terms, the dead and golden cells, the edge and home tables, the family's
+pieces-at-home term (the spread, opponent and straggler terms depend on the
+whole position and are left out; terms that do not depend on the pieces, such
+as wall_corner's table as the seed's code adds it, drop out). Writes one PNG per
 heuristic (the seed's four with their constants, and the tuned family from
 ``studies/exported/halma.toml``) with plain numpy and zlib, no plotting library:
 a 16x16 grid, a1 at the bottom left, blue (low) to red (high), each map scaled
@@ -24,29 +25,17 @@ from pathlib import Path
 import numpy as np
 
 from heurtune.engine.config import EngineConfig
-from heurtune.engine.heuristic import heuristics
-from heurtune.games import get_game
-from heurtune.games.halma import CELLS, SIZE, set_board
+from heurtune.engine.heuristic import get_heuristic
+from heurtune.games.halma import SIZE
 
 CELL_PX = 24
 
 
 def per_cell(name: str, values: dict[str, float]) -> np.ndarray:
-    """Score of one player-0 piece on each cell, the board otherwise empty, minus
-    the empty board's score (so constant terms drop out)."""
-    h = heuristics("halma")[name]
-    params = h.to_array(values)
-    state = get_game("halma").new_state()
-    board = np.full(CELLS, -1, dtype=np.int64)
-    set_board(state, board)
-    empty = h.evaluate(state, params, 0)
-    out = np.zeros((SIZE, SIZE))
-    for cell in range(CELLS):
-        board[cell] = 0
-        set_board(state, board)
-        out[cell // SIZE, cell % SIZE] = h.evaluate(state, params, 0) - empty
-        board[cell] = -1
-    return out
+    """Score of one player-0 piece on each cell (the heuristic's ``cell_weights``)."""
+    weights = get_heuristic("halma", name).cell_weights
+    assert weights is not None
+    return weights(values)
 
 
 def colour(x: float) -> tuple[int, int, int]:
@@ -91,9 +80,7 @@ def main() -> None:
     maps = {name: per_cell(name, {}) for name in ("distance", "wall_corner", "dispersion",
                                                   "manhattan")}
     maps["wall_corner (intent)"] = per_cell("wall_corner", {"edges_need_piece": 1})
-    # the family's whole-position terms are left out of its map
-    maps["tuned family"] = per_cell("family", {**tuned.params, "straggler": 0.0,
-                                               "opponent": 0.0, "dispersion": 0.0})
+    maps["tuned family"] = per_cell("family", dict(tuned.params))  # whole-position terms left out
     for name, grid in maps.items():
         slug = name.replace(" (intent)", "-intent").replace(" ", "-")
         path = out / f"halma-heatmap-{slug}.png"

@@ -22,6 +22,8 @@ DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
 MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
 DEFAULT_MAX_PAIRS = 2000  # the SPRT cap when --max-pairs is not given
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+ARTIFACTS_HELP = ("the dashboard's artifact folder (default: beside a SQLite database, "
+                  "studies/heurtune-artifacts for studies/heurtune.db; other storages: none)")
 
 
 class Terminated(KeyboardInterrupt):
@@ -103,6 +105,10 @@ def cmd_match(args: argparse.Namespace) -> int:
     from heurtune.match.stats import Sprt
 
     pairs = _pairs_arg(args.pairs)
+    if args.games:
+        from heurtune.tomlio import check_writable
+
+        check_writable(args.games)  # before the match, whose games would be lost
     sprt = Sprt(*_elo_pair(args.sprt), model=args.sprt_elo) if args.sprt else None
     if sprt is None and pairs is None:
         raise HeurtuneError("match needs --pairs N (or all), or --sprt ELO0,ELO1")
@@ -153,7 +159,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     outcome = None
     with MatchRunner(args.jobs) as runner:
         if sprt is None:
-            result = runner.run(spec, on_pair=lambda _p: bar.update(1), openings=openings)
+            result = runner.run(spec, on_pair=lambda _p: bar.update(1), openings=openings,
+                                keep_games=bool(args.games))
         else:
             lower, upper = sprt.bounds
 
@@ -161,8 +168,13 @@ def cmd_match(args: argparse.Namespace) -> int:
                 bar.update(1)
                 bar.set_postfix_str(f"LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]", refresh=False)
 
-            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress, openings=openings)
+            result, outcome = runner.run_sprt(spec, sprt, on_pair=progress, openings=openings,
+                                              keep_games=bool(args.games))
     bar.close()
+    if args.games:
+        from heurtune.match.records import pair_records, write_records
+
+        write_records(args.games, pair_records(spec, result.pairs))
     stats = result.stats
     if args.json:
         out = result.to_dict()
@@ -175,6 +187,16 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(stats.summary())
         print(stats.pairs_summary())
         print(f"first player (side 0) scored {result.first_player_score:.3f} over all games")
+        if args.games:
+            print(f"wrote {2 * len(result.pairs)} games to {args.games} "
+                  f"(`heurtune replay {args.games} --game N` shows one)")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from heurtune.match.records import read_records, replay_text
+
+    print(replay_text(read_records(args.file), args.game, args.file))
     return 0
 
 
@@ -184,8 +206,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     from heurtune.tomlio import check_writable
 
-    if args.csv:
-        check_writable(args.csv)  # before the run, whose results would be lost
+    for path in (args.csv, args.html):
+        if path:
+            check_writable(path)  # before the run, whose results would be lost
     agents = [resolve_engine(a) for a in args.agents]
     opponents = [resolve_engine(o) for o in args.opponents]
     bar = _progress(args.pairs * len(agents) * len(opponents), "tournament")
@@ -199,6 +222,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             Path(args.csv).write_text(result.to_csv())
         except OSError as exc:  # the results are still printed below
             print(f"heurtune: error: cannot write {args.csv}: {exc}", file=sys.stderr)
+    if args.html:
+        from heurtune.match.html import tournament_page
+
+        try:
+            tournament_page(result).write(args.html)
+        except HeurtuneError as exc:  # the results are still printed below
+            print(f"heurtune: error: {exc}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -209,10 +239,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 def cmd_tune(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from heurtune.tuning.dashboard import Dashboard
     from heurtune.tuning.studyfile import load_study_file
     from heurtune.tuning.tune import tune
 
     sf = load_study_file(args.study_file)
+    dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
     if args.study_name is not None:
         from heurtune.tuning.studyfile import check_study_name
 
@@ -246,7 +278,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     summary = tune(
         sf, storage_url=args.storage, study_name=args.study_name, trials=args.trials,
-        jobs=args.jobs, on_trial=on_trial, on_pair=on_pair,
+        jobs=args.jobs, on_trial=on_trial, on_pair=on_pair, dashboard=dashboard,
     )
     bar.close()
     if summary.ran == 0:
@@ -264,7 +296,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
         if needs_confirmation(args.storage, summary.study_name):
             options = sf.confirm if args.jobs is None else replace(sf.confirm, jobs=args.jobs)
-            run_confirmation(args.storage, summary.study_name, options)
+            run_confirmation(args.storage, summary.study_name, options, dashboard)
         else:
             print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
                   "confirms it again)")
@@ -361,11 +393,16 @@ def cmd_screen(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from heurtune.tomlio import check_writable
+    from heurtune.tuning.dashboard import Dashboard
     from heurtune.tuning.export import export_best
 
     if args.out:
         check_writable(args.out)
+    dashboard = Dashboard.open(args.storage, args.artifacts)
     path, config = export_best(args.storage, args.study_name, args.out)
+    prov = config.provenance
+    dashboard.exported(args.storage, args.study_name, path,
+                       f"trial {prov['trial']}" if "trial" in prov else f"answer {prov['answer']}")
     confirmation = config.provenance.get("confirmation")
     if confirmation is None:
         print(f"heurtune: warning: study {args.study_name!r} is unconfirmed: the exported score "
@@ -396,12 +433,14 @@ def _confirm_options(args: argparse.Namespace) -> Any:
     )
 
 
-def run_confirmation(storage: str, study_name: str, options: Any) -> None:
-    """Confirm a study, printing one line per candidate and the verdict."""
-    from heurtune.tuning.confirm import confirm_study
+def run_confirmation(storage: str, study_name: str, options: Any, dashboard: Any) -> None:
+    """Confirm a study, printing one line per candidate and the verdict (and
+    putting it in the study's dashboard note)."""
+    from heurtune.tuning.confirm import confirm_study, winner_candidate
 
     bar = _progress(None, f"confirm {study_name}")
-    print(f"confirming study {study_name!r}: the {options.top} best trials and the baseline, "
+    print(f"confirming study {study_name!r}: the {options.top} best trials, the study's other "
+          f"answers and the baseline, "
           f"{options.pairs} fresh pairs each"
           + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
              if options.sprt else ""), flush=True)
@@ -409,7 +448,8 @@ def run_confirmation(storage: str, study_name: str, options: Any) -> None:
                             on_line=lambda line: bar.write(line, file=sys.stdout),
                             on_pair=lambda: bar.update(1))
     bar.close()
-    winner = next(c for c in verdict["candidates"] if c["label"] == verdict["winner_label"])
+    dashboard.confirmed(storage, study_name)
+    winner = winner_candidate(verdict)
     lo, hi = winner["score_ci"]
     line = (f"winner: {winner['label']}, "
             f"fresh score {winner['score']:.3f} [{lo:.3f}, {hi:.3f}] over {winner['games']} games")
@@ -423,7 +463,17 @@ def run_confirmation(storage: str, study_name: str, options: Any) -> None:
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
-    run_confirmation(args.storage, args.study_name, _confirm_options(args))
+    from heurtune.tuning.dashboard import Dashboard
+
+    run_confirmation(args.storage, args.study_name, _confirm_options(args), Dashboard())
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from heurtune.tuning.report import write_report
+
+    path = write_report(args.storage, args.study_name, args.out)
+    print(f"wrote {path}")
     return 0
 
 
@@ -456,6 +506,7 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
 
     import optuna_dashboard
 
+    from heurtune.tuning.dashboard import serve_artifacts
     from heurtune.tuning.storage import open_storage
 
     if not 1 <= args.port <= 65535:
@@ -464,7 +515,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
                             "add --allow-remote to mean it (optuna-dashboard has no login)")
     storage = open_storage(args.storage, create=False)
-    app = optuna_dashboard.wsgi(storage)
+    store, folder = serve_artifacts(args.storage, args.artifacts)
+    app = optuna_dashboard.wsgi(storage, artifact_store=store)
     if not args.writable:
         app = _read_only(app)
 
@@ -481,8 +533,9 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
               "who reaches this port can read the studies"
               + (" and change or delete them" if args.writable else ""), file=sys.stderr)
     mode = "writable" if args.writable else "read-only (--writable allows notes and edits)"
-    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}, {mode} "
-          "(Ctrl-C stops)", flush=True)
+    shown = f" and the artifacts in {folder}" if folder is not None else ""
+    print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}{shown}, "
+          f"{mode} (Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
     finally:
@@ -587,7 +640,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play none of the openings that this study tunes on, nor their "
                         "mirror images")
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("--games", default=None, metavar="FILE",
+                   help="also write every game (moves, nodes, result) as JSON Lines")
     s.set_defaults(func=cmd_match)
+
+    s = sub.add_parser("replay", help="a recorded game move by move as text boards")
+    s.add_argument("file", help="a JSON Lines game record file (match --games)")
+    s.add_argument("--game", type=int, default=0, help="which game (0: the first)")
+    s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("tournament", help="every agent against every opponent, with ratings")
     s.add_argument("agents", nargs="+", metavar="AGENT", help="presets or engine files")
@@ -597,6 +657,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=1, help="worker processes")
     s.add_argument("--opening-plies", type=int, default=None)
     s.add_argument("--csv", default=None, metavar="FILE", help="also write the cells as CSV")
+    s.add_argument("--html", default=None, metavar="FILE",
+                   help="also write a self-contained HTML page: the cross-table as a heat map, "
+                        "scores and ratings with their intervals")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_tournament)
 
@@ -608,6 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
     s.add_argument("--dry-run", action="store_true",
                    help="print the study's cost and resolution estimate only; touch no storage")
+    s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_tune)
 
     from heurtune.tuning.calibrate import DEFAULT_ELO, DEFAULT_PAIRS as CALIBRATION_PAIRS
@@ -666,7 +730,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("study_name")
     s.add_argument("--storage", default=DEFAULT_STORAGE)
     s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml")
+    s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_export)
+
+    s = sub.add_parser("report", help="a study as one self-contained HTML file with plots and "
+                                      "a sample game")
+    s.add_argument("study_name")
+    s.add_argument("--storage", default=DEFAULT_STORAGE)
+    s.add_argument("--out", default=None, help="default: studies/reports/STUDY.html")
+    s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("trials", help="a study's trials as a table (or CSV)")
     s.add_argument("study_name")
@@ -682,6 +754,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="allow notes, edits and deletions (default: read-only)")
     s.add_argument("--allow-remote", action="store_true",
                    help="allow a --host other than this machine (the dashboard has no login)")
+    s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_dashboard)
 
     s = sub.add_parser("bench", help="search speed on fixed positions")

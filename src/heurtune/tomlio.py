@@ -1,4 +1,4 @@
-"""TOML reading and writing with errors that name the file; files written atomically."""
+"""TOML reading and writing, and atomic file writes, with errors that name the file."""
 
 from __future__ import annotations
 
@@ -40,26 +40,48 @@ def _umask() -> int:
     return mask
 
 
+def _nearest_existing(p: Path) -> Path:
+    """``p``'s nearest existing ancestor, which must be a writable folder."""
+    existing = p.absolute().parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise HeurtuneError(f"{p}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise HeurtuneError(f"{p}: {existing} is not writable")
+    return existing
+
+
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """``path`` can be written as a file (checked before any work that would be
     lost if it could not); a :class:`HeurtuneError` otherwise."""
     p = Path(path)
     if p.is_dir():
         raise HeurtuneError(f"{p}: is a directory, not a file")
-    parent = p.parent if str(p.parent) else Path(".")
-    existing = parent
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise HeurtuneError(f"{p}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+    _nearest_existing(p)
+    if p.exists() and not os.access(p, os.W_OK):
         raise HeurtuneError(f"{p}: not writable")
     return p
 
 
+def check_folder_writable(path: str | os.PathLike[str]) -> Path:
+    """``path`` is a writable folder or can be made one (nothing is created); a
+    :class:`HeurtuneError` otherwise."""
+    p = Path(path)
+    if p.exists():
+        if not p.is_dir():
+            raise HeurtuneError(f"{p}: not a folder")
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise HeurtuneError(f"{p}: not writable")
+        return p
+    _nearest_existing(p)
+    return p
+
+
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` atomically: a temporary file
-    beside it, renamed over it, so a crash never leaves a half-written file."""
+    """Write ``data`` (text as UTF-8) to ``path`` through a temporary file beside
+    it and a rename: a crash never leaves a half-written file, and a failure none
+    at all."""
     p = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
@@ -72,8 +94,10 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
             fh.write(payload)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 is for the temporary name only
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # a full disk, a file system gone read-only
+            raise HeurtuneError(f"cannot write {p}: {exc}") from None
         raise
 
 

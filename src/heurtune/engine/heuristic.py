@@ -18,6 +18,13 @@ array the evaluator reads, for example tables derived from them, so that the
 evaluator does no per-node arithmetic on the weights themselves. Without it
 the evaluator reads the weights as they are.
 
+A heuristic whose score is (mostly) a sum of per-piece terms may also have a
+``cell_weights(values) -> array`` hook (plain Python, for pictures): what one
+piece of the first player contributes on each cell of an otherwise empty
+board, as a ``ranks x files`` array (row 0 is rank 1), with the terms that
+depend on the whole position left out. The report draws it as a heat map (the
+Halma heuristics have it); without it there is no map.
+
 Heuristics live in ``heurtune.engine.heuristics.<game>`` modules that export a
 ``HEURISTICS`` tuple and a ``PRESETS`` mapping; adding one touches neither the
 search nor the tuning code.
@@ -48,6 +55,7 @@ class Heuristic:
     evaluate: Any
     module: ModuleType
     prepare: Callable[[np.ndarray], np.ndarray] | None = None
+    cell_weights: Callable[[Mapping[str, Value]], np.ndarray] | None = None
 
     def to_array(self, values: Mapping[str, Value] | None = None) -> np.ndarray:
         """The array :attr:`evaluate` reads for these weights (defaults for the

@@ -33,13 +33,28 @@ Two optional search hooks, for wide boards (defaults: none needed):
     its history counts (Gomoku: threats first). The default, :func:`no_key`,
     keeps the history order.
 
+Optional replay hooks (plain Python, for game records, ``heurtune replay`` and
+the HTML report's board pictures; every game names its cells with a file
+letter and a rank number, ``a1`` at the bottom left):
+
+``board_rows(state) -> list[str]``
+    the board as rows of one character per cell, the top rank first and file
+    ``a`` on the left (a space where the grid has no cell, as between Morris's
+    points); :attr:`GameKernel.board_legend` says what each character shows.
+    Without it a text board only says the ply and the side to move.
+``board_caption(state) -> str``
+    what the rows cannot show (Morris: the stones still to place).
+``termination(state) -> str``
+    why a finished game ended ("Black made five in a row"); the default says
+    who won or that it was a draw, and when the side to move is stuck.
+
 Search, match and tuning code only ever talk to this interface, so adding a
 game means writing one kernel module and registering it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Mapping
 
@@ -57,6 +72,11 @@ STM = 0  # side to move: 0 or 1
 PLY = 1  # plies played
 HASH = 2  # Zobrist hash of the position
 HEADER = 3
+
+EMPTY_CELL = "."  # board_rows: an empty cell (pictures draw it as a small dot)
+NO_CELL = " "  # board_rows: no cell at this place of the grid
+FILE_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+UNFINISHED = "unfinished"  # termination: the game goes on
 
 
 @njit(cache=True, nogil=True)
@@ -78,6 +98,12 @@ def ply(state):  # type: ignore[no-untyped-def]
 def no_key(state, move):  # type: ignore[no-untyped-def]
     """The default ordering key: none (moves keep their history order)."""
     return 0
+
+
+def grid_rows(ranks: int, files: int, char: Callable[[int, int], str]) -> list[str]:
+    """``board_rows`` of a rectangular board: ``char(rank, file)`` for every cell
+    (both counted from 0 at a1), the top rank first."""
+    return ["".join(char(r, c) for c in range(files)) for r in range(ranks - 1, -1, -1)]
 
 
 @dataclass(frozen=True)
@@ -132,6 +158,15 @@ class GameKernel:
     max_game_plies: Callable[[Mapping[str, int]], int] | None = None
     hash_from_scratch: Callable[[np.ndarray], int] | None = None
     live_length: Callable[[np.ndarray], int] | None = None
+    # replay hooks (plain Python, not hot; see the module docstring): the board
+    # as rows of characters, what each character shows (its meaning and the CSS
+    # colour a picture gives it), a caption for what the rows cannot show, why a
+    # finished game ended, and the names of the two sides
+    board_rows: Callable[[np.ndarray], list[str]] | None = None
+    board_legend: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    board_caption: Callable[[np.ndarray], str] | None = None
+    termination: Callable[[np.ndarray], str] | None = None
+    side_names: tuple[str, str] = ("first player", "second player")
 
     # -- rules -------------------------------------------------------------
     def resolve_rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -181,6 +216,38 @@ class GameKernel:
         if self.symmetry_hashes is not None:
             return {int(h) for h in self.symmetry_hashes(state)}
         return {int(self.position_hash(state))}
+
+    def board_text(self, state: np.ndarray) -> str:
+        """The position as a text board with rank numbers and file letters (the
+        ``board_rows`` hook), then its caption and the side to move."""
+        mover = f"{self.side_names[int(self.side_to_move(state))]} to move"
+        if self.board_rows is None:
+            return f"ply {int(self.ply(state))}, {mover}"
+        rows = self.board_rows(state)
+        width = len(str(len(rows)))
+        lines = [f"{len(rows) - r:>{width}} " + " ".join(row).rstrip()
+                 for r, row in enumerate(rows)]
+        lines.append(" " * (width + 1) + " ".join(FILE_LETTERS[:max(map(len, rows))]))
+        caption = self.board_caption(state) if self.board_caption is not None else ""
+        lines.append("; ".join(part for part in (caption, mover) if part))
+        return "\n".join(lines)
+
+    def termination_reason(self, state: np.ndarray) -> str:
+        """Why the game ended in ``state`` (a finished position): the
+        ``termination`` hook, else who won (or a draw) and whether the side to
+        move was stuck."""
+        if self.termination is not None:
+            return self.termination(state)
+        result = self.outcome(state)
+        mover = self.side_names[int(self.side_to_move(state))]
+        other = self.side_names[1 - int(self.side_to_move(state))]
+        if result == ONGOING:
+            return UNFINISHED
+        if result == DRAW:
+            return "draw"
+        if result == LOSS and not self.legal_moves(state):
+            return f"{mover} has no legal move"
+        return f"{mover if result == WIN else other} won"
 
     def parse_move(self, state: np.ndarray, text: str) -> int:
         """The legal move whose notation is ``text``."""

@@ -41,7 +41,20 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from heurtune.games.base import DRAW, HASH, HEADER, LOSS, ONGOING, PLY, STM, GameKernel, RuleOption
+from heurtune.games.base import (
+    DRAW,
+    EMPTY_CELL,
+    HASH,
+    HEADER,
+    LOSS,
+    ONGOING,
+    PLY,
+    STM,
+    UNFINISHED,
+    GameKernel,
+    RuleOption,
+    grid_rows,
+)
 
 MIN_SIZE, MAX_SIZE, DEFAULT_SIZE = 7, 19, 15
 PAD = 4  # wall cells around the board: a point's line reaches 4 points either way
@@ -492,6 +505,31 @@ def opening_ok(state: np.ndarray) -> bool:
     return not any(_threat(line, stone) for line in lines for stone in (BLACK, WHITE))
 
 
+SIDE_NAMES = ("Black", "White")
+STONES = {BLACK: "B", WHITE: "W"}  # board_rows: each side's stones
+LEGEND = {
+    "B": ("Black stone", "#202020"),
+    "W": ("White stone", "#fafafa"),
+    EMPTY_CELL: ("empty point", "#c8b070"),
+}
+
+
+def board_rows(state: np.ndarray) -> list[str]:
+    """The N x N points, rank N first."""
+    n = int(state[R_SIZE])
+    return grid_rows(n, n, lambda r, c: STONES.get(int(state[cell_index(state, r * STRIDE + c)]),
+                                                   EMPTY_CELL))
+
+
+def termination(state: np.ndarray) -> str:
+    """Who made five, or a full board."""
+    if state[WON] != 0:
+        return f"{SIDE_NAMES[1 - int(state[STM])]} made five in a row"
+    if state[PLY] >= state[R_SIZE] * state[R_SIZE]:
+        return "draw: the board is full"
+    return UNFINISHED
+
+
 KERNEL = GameKernel(
     name="gomoku",
     description="Gomoku: five in a row on a 15x15 board (freestyle; exact_five optional)",
@@ -516,4 +554,8 @@ KERNEL = GameKernel(
     max_game_plies=lambda rules: int(rules["size"]) ** 2,
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: int(state[HIST] + state[PLY]),
+    board_rows=board_rows,
+    board_legend=LEGEND,
+    termination=termination,
+    side_names=SIDE_NAMES,
 )

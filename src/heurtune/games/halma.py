@@ -38,15 +38,18 @@ from numba import njit
 
 from heurtune.games.base import (
     DRAW,
+    EMPTY_CELL,
     HASH,
     HEADER,
     LOSS,
     ONGOING,
     PLY,
     STM,
+    UNFINISHED,
     WIN,
     GameKernel,
     RuleOption,
+    grid_rows,
 )
 
 SIZE = 16
@@ -372,6 +375,53 @@ def symmetry_hashes(state: np.ndarray) -> list[int]:
     return out
 
 
+SIDE_NAMES = ("player 0", "player 1")
+PIECE_CHARS = "XO"  # board_rows: player 0's and player 1's pieces
+CAMP_CELL = ","  # board_rows: an empty cell of a camp
+LEGEND = {
+    "X": ("player 0's piece", "#1f77b4"),
+    "O": ("player 1's piece", "#d62728"),
+    CAMP_CELL: ("empty camp cell", "#e0c890"),
+    EMPTY_CELL: ("empty cell", "#c8c8c8"),
+}
+
+
+def board_rows(state: np.ndarray) -> list[str]:
+    """The 16x16 cells, rank 16 first; empty camp cells apart from other empty cells."""
+
+    def char(r: int, c: int) -> str:
+        cell = r * SIZE + c
+        piece = int(state[BOARD + cell])
+        if piece:
+            return PIECE_CHARS[piece - 1]
+        return CAMP_CELL if CAMP[0, cell] or CAMP[1, cell] else EMPTY_CELL
+
+    return grid_rows(SIZE, SIZE, char)
+
+
+def termination(state: np.ndarray) -> str:
+    """A filled target camp, the adjudication at the ply limit, or no move."""
+    stm = int(state[STM])
+    camp = ("holds all 19 cells of its target camp" if state[R_CAMP] == 0
+            else "completed the full target camp")
+    for side in (1 - stm, stm):
+        if _wins(state, side):
+            return f"{SIDE_NAMES[side]} {camp}"
+    limit = int(state[R_MAXPLY])
+    if state[PLY] >= limit:
+        if state[R_ADJ] == 0:
+            return f"draw: {limit} plies played"
+        totals = [int(state[TOTAL + side]) for side in range(2)]
+        if totals[0] == totals[1]:
+            return f"draw: adjudicated after {limit} plies, equal distance {totals[0]}"
+        near = 0 if totals[0] < totals[1] else 1
+        return (f"adjudicated after {limit} plies: {SIDE_NAMES[near]} is nearer its target "
+                f"(total distance {totals[near]} against {totals[1 - near]})")
+    if not _has_move(state):
+        return f"{SIDE_NAMES[stm]} has no legal move"
+    return UNFINISHED
+
+
 KERNEL = GameKernel(
     name="halma",
     description="Halma: 16x16 board, 19 pieces each, steps and chain jumps",
@@ -397,4 +447,8 @@ KERNEL = GameKernel(
     max_game_plies=lambda rules: int(rules["max_plies"]),
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: HIST + 2 * int(state[PLY]),
+    board_rows=board_rows,
+    board_legend=LEGEND,
+    termination=termination,
+    side_names=SIDE_NAMES,
 )

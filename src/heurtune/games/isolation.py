@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from heurtune.games.base import (
+    EMPTY_CELL,
     HASH,
     HEADER,
     LOSS,
@@ -29,6 +30,7 @@ from heurtune.games.base import (
     PLY,
     STM,
     GameKernel,
+    grid_rows,
 )
 from heurtune.games.bits import lsb, permute_mask
 
@@ -179,6 +181,30 @@ def symmetry_hashes(state: np.ndarray) -> list[int]:
     return out
 
 
+SIDE_NAMES = ("player 1", "player 2")
+KNIGHTS = "12"  # board_rows: each player's knight
+BLOCKED_SQUARE = "x"
+LEGEND = {
+    "1": ("player 1's knight", "#1f77b4"),
+    "2": ("player 2's knight", "#d62728"),
+    BLOCKED_SQUARE: ("blocked square", "#7f7f7f"),
+    EMPTY_CELL: ("empty square", "#c8c8c8"),
+}
+
+
+def board_rows(state: np.ndarray) -> list[str]:
+    """The board, rank 7 first: the knights, the blocked squares, the empty ones."""
+
+    def char(r: int, c: int) -> str:
+        sq = r * SIZE + c
+        for side in range(2):
+            if state[POS + side] == sq:
+                return KNIGHTS[side]
+        return BLOCKED_SQUARE if int(state[BLOCKED]) >> sq & 1 else EMPTY_CELL
+
+    return grid_rows(SIZE, SIZE, char)
+
+
 KERNEL = GameKernel(
     name="isolation",
     description="Isolation: two knights on a 7x7 board, visited squares blocked",
@@ -196,4 +222,7 @@ KERNEL = GameKernel(
     max_game_plies=lambda rules: SQUARES,  # every ply blocks a square for good
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: HIST + 2 * int(state[PLY]),
+    board_rows=board_rows,
+    board_legend=LEGEND,
+    side_names=SIDE_NAMES,  # the default termination says it: the stuck side loses
 )

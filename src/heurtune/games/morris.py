@@ -32,12 +32,15 @@ from numba import njit
 
 from heurtune.games.base import (
     DRAW,
+    EMPTY_CELL,
     HASH,
     HEADER,
     LOSS,
+    NO_CELL,
     ONGOING,
     PLY,
     STM,
+    UNFINISHED,
     GameKernel,
     RuleOption,
 )
@@ -432,6 +435,51 @@ def move_to_str(move: int) -> str:
     return text
 
 
+SIDE_NAMES = ("White", "Black")
+STONES = "WB"  # board_rows: White's and Black's stones
+LEGEND = {
+    "W": ("White stone", "#fafafa"),
+    "B": ("Black stone", "#202020"),
+    EMPTY_CELL: ("empty point", "#b0b0b0"),
+}
+GRID = 7  # the points lie on a 7x7 grid, files a-g and ranks 1-7
+
+
+def board_rows(state: np.ndarray) -> list[str]:
+    """The 24 points on their 7x7 grid, rank 7 first (spaces between points)."""
+    grid = [[NO_CELL] * GRID for _ in range(GRID)]
+    for p, name in enumerate(POINTS):
+        ch = EMPTY_CELL
+        for side in range(2):
+            if int(state[BB + side]) >> p & 1:
+                ch = STONES[side]
+        grid[GRID - int(name[1])][ord(name[0]) - ord("a")] = ch
+    return ["".join(row) for row in grid]
+
+
+def board_caption(state: np.ndarray) -> str:
+    """The stones still to place, while any are."""
+    if state[STASH] == 0 and state[STASH + 1] == 0:
+        return ""
+    return f"to place: White {int(state[STASH])}, Black {int(state[STASH + 1])}"
+
+
+def termination(state: np.ndarray) -> str:
+    """Why the game ended: too few stones, no move, or which draw rule."""
+    s = int(state[STM])
+    if bin(int(state[BB + s])).count("1") + state[STASH + s] < 3:  # popcount is numba-only
+        return f"{SIDE_NAMES[s]} has fewer than 3 stones"
+    if not has_moves(state):
+        return f"{SIDE_NAMES[s]} has no legal move"
+    if state[PLY] >= state[R_MAXPLY]:
+        return f"draw: {int(state[R_MAXPLY])} plies played"
+    if state[QUIET] >= state[R_QUIET]:
+        return f"draw: {int(state[QUIET])} plies without a removal"
+    if outcome(state) == DRAW:
+        return f"draw: a position occurred {int(state[R_REPS])} times"
+    return UNFINISHED
+
+
 KERNEL = GameKernel(
     name="morris",
     description="Nine Men's Morris (24 points, 9 stones each, flying with 3)",
@@ -457,4 +505,9 @@ KERNEL = GameKernel(
     max_game_plies=lambda rules: int(rules["max_plies"]),
     hash_from_scratch=hash_from_scratch,
     live_length=lambda state: HIST + 2 * int(state[PLY]),
+    board_rows=board_rows,
+    board_legend=LEGEND,
+    board_caption=board_caption,
+    termination=termination,
+    side_names=SIDE_NAMES,
 )

@@ -25,11 +25,15 @@ def mix_seed(*parts: int) -> int:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One finished game: the first player's score (1, 0.5 or 0) and its moves."""
+    """One finished game: the first player's score (1, 0.5 or 0), its moves (the
+    opening's included), the nodes each side searched, the nodes of each move
+    after the opening, and why the game ended (the kernel's termination hook)."""
 
     first_score: float
     moves: tuple[int, ...]
     nodes: tuple[int, int]
+    move_nodes: tuple[int, ...] = ()
+    termination: str = ""
 
 
 def play_game(
@@ -47,6 +51,7 @@ def play_game(
     for e in engines:
         e.new_game()
     nodes = [0, 0]
+    move_nodes = []
     while True:
         res = kernel.outcome(state)
         if res != ONGOING:
@@ -54,6 +59,7 @@ def play_game(
         side = int(kernel.side_to_move(state))
         found = engines[side].choose(state, seed=mix_seed(seed, len(moves)))
         nodes[side] += found.nodes
+        move_nodes.append(int(found.nodes))
         kernel.make_move(state, found.move)
         moves.append(found.move)
     side = int(kernel.side_to_move(state))
@@ -62,17 +68,21 @@ def play_game(
     else:
         mover_wins = res > 0
         first = 1.0 if mover_wins == (side == 0) else 0.0
-    return GameRecord(first, tuple(moves), (nodes[0], nodes[1]))
+    return GameRecord(first, tuple(moves), (nodes[0], nodes[1]), tuple(move_nodes),
+                      kernel.termination_reason(state))
 
 
 @dataclass(frozen=True)
 class PairResult:
-    """Two games from one opening; scores are the first engine's (A's)."""
+    """Two games from one opening; scores are the first engine's (A's). The
+    games themselves are kept only when asked for (``keep_games``): A moving
+    first, then B."""
 
     index: int
     opening: tuple[int, ...]
     a_scores: tuple[float, float]
     plies: tuple[int, int]
+    games: tuple[GameRecord, ...] = ()
 
     @property
     def score(self) -> float:
@@ -87,6 +97,7 @@ def play_pair(
     index: int,
     opening: Sequence[int],
     seed: int,
+    keep_games: bool = False,
 ) -> PairResult:
     """A plays first from ``opening``, then B does.
 
@@ -99,5 +110,5 @@ def play_pair(
     g1 = play_game(kernel, rules, (b, a), opening, game_seed)
     return PairResult(
         index, tuple(opening), (g0.first_score, 1.0 - g1.first_score),
-        (len(g0.moves), len(g1.moves)),
+        (len(g0.moves), len(g1.moves)), (g0, g1) if keep_games else (),
     )

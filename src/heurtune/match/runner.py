@@ -13,7 +13,7 @@ import multiprocessing
 import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Collection, Iterator, Sequence, Union
 
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
@@ -28,6 +28,8 @@ MAX_PAIRS = 1_000_000
 MAX_CHUNK = 8  # pairs per task sent to a worker process
 SEED_MAX = 2**32 - 1
 MAX_OPENING_PLIES = 64
+# which pairs carry their games: all (True), none (False) or the pairs of these indices
+KeepGames = Union[bool, Collection[int]]
 
 
 @dataclass(frozen=True)
@@ -158,10 +160,11 @@ def _engine(config: EngineConfig) -> Engine:
 
 
 def _pair_task(
-    a: EngineConfig, b: EngineConfig, index: int, opening: tuple[int, ...], seed: int
+    a: EngineConfig, b: EngineConfig, index: int, opening: tuple[int, ...], seed: int,
+    keep_games: bool = False,
 ) -> PairResult:
     kernel = get_game(a.game)
-    return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed)
+    return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed, keep_games)
 
 
 def _ignore_interrupts() -> None:
@@ -169,9 +172,13 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _keeps(keep_games: KeepGames, index: int) -> bool:
+    return keep_games if isinstance(keep_games, bool) else index in keep_games
+
+
 def _pairs_task(a: EngineConfig, b: EngineConfig, chunk: Sequence[tuple[int, tuple[int, ...]]],
-                seed: int) -> list[PairResult]:
-    return [_pair_task(a, b, i, op, seed) for i, op in chunk]
+                seed: int, keep_games: KeepGames = False) -> list[PairResult]:
+    return [_pair_task(a, b, i, op, seed, _keeps(keep_games, i)) for i, op in chunk]
 
 
 _WARM: set[tuple[str, str]] = set()
@@ -224,12 +231,14 @@ class MatchRunner:
 
     def iter_pairs(
         self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None,
-        indices: Sequence[int] | None = None,
+        indices: Sequence[int] | None = None, keep_games: KeepGames = False,
     ) -> Iterator[PairResult]:
         """Yield pair results as they finish. Closing the iterator early (a pruned
         trial) cancels the pairs not started yet. ``indices`` numbers the openings
         (default 0, 1, ...): a pair's index picks its tie-break seeds, so an
-        opening played in another order (a trial's shuffle) plays the same."""
+        opening played in another order (a trial's shuffle) plays the same.
+        ``keep_games``: the pairs carry their games (moves, nodes, termination):
+        all of them, or those whose index is in the collection given."""
         ops = list(openings) if openings is not None else spec.openings()
         numbers = list(indices) if indices is not None else list(range(len(ops)))
         if len(numbers) != len(ops):
@@ -238,7 +247,7 @@ class MatchRunner:
         warm_up(spec.b)
         if self.jobs == 1:
             for i, op in zip(numbers, ops):
-                yield _pair_task(spec.a, spec.b, i, op, spec.seed)
+                yield _pair_task(spec.a, spec.b, i, op, spec.seed, _keeps(keep_games, i))
             return
         pool = self._executor()
         # a few pairs per task: one round trip to a worker costs about as much as a
@@ -248,7 +257,9 @@ class MatchRunner:
         indexed = list(zip(numbers, ops))
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
         pending: set[Future[list[PairResult]]] = {
-            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed) for chunk in chunks
+            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed,
+                        keep_games if isinstance(keep_games, bool) else frozenset(keep_games))
+            for chunk in chunks
         }
         try:
             while pending:
@@ -263,12 +274,13 @@ class MatchRunner:
 
     def run(
         self, spec: MatchSpec, on_pair: Callable[[PairResult], None] | None = None,
-        openings: Sequence[tuple[int, ...]] | None = None,
+        openings: Sequence[tuple[int, ...]] | None = None, keep_games: bool = False,
     ) -> MatchResult:
         """Play the whole match (on ``openings`` when given, else the spec's);
-        ``on_pair`` is called as each pair finishes."""
+        ``on_pair`` is called as each pair finishes; ``keep_games``: the pairs
+        carry their games."""
         result = MatchResult(spec)
-        for pair in self.iter_pairs(spec, openings):
+        for pair in self.iter_pairs(spec, openings, keep_games=keep_games):
             result.pairs.append(pair)
             if on_pair is not None:
                 on_pair(pair)
@@ -278,7 +290,7 @@ class MatchRunner:
     def run_sprt(
         self, spec: MatchSpec, sprt: Sprt,
         on_pair: Callable[[PairResult, float], None] | None = None,
-        openings: Sequence[tuple[int, ...]] | None = None,
+        openings: Sequence[tuple[int, ...]] | None = None, keep_games: bool = False,
     ) -> tuple[MatchResult, SprtOutcome]:
         """Play pairs until the SPRT decides or ``spec.pairs`` (the cap) are played
         (on ``openings`` when given, else the spec's).
@@ -286,13 +298,14 @@ class MatchRunner:
         The test sees the pairs in opening order, whatever order they finish
         in, so the verdict and the pairs it rests on are the same for every
         ``jobs``; pairs that finished beyond the deciding one are dropped.
-        ``on_pair(pair, llr)`` is called as the test takes each pair.
+        ``on_pair(pair, llr)`` is called as the test takes each pair;
+        ``keep_games``: the pairs carry their games.
         """
         result = MatchResult(spec)
         waiting: dict[int, PairResult] = {}
         counts = [0, 0, 0, 0, 0]
         llr, verdict = 0.0, None
-        stream = self.iter_pairs(spec, openings)
+        stream = self.iter_pairs(spec, openings, keep_games=keep_games)
         try:
             for pair in stream:
                 waiting[pair.index] = pair

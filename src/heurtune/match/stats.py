@@ -207,7 +207,7 @@ class Sprt:
         return None
 
 
-def _elo_text(score_bound: float, value: float) -> str:
+def elo_text(score_bound: float, value: float) -> str:
     """An Elo bound as printed: a score bound of 1 (or 0) has no finite Elo."""
     if score_bound >= 1.0 - 1e-12:  # (Wilson's bounds land within rounding of 0 and 1)
         return "+inf"
@@ -305,7 +305,7 @@ class MatchStats:
         return (
             f"+{self.wins} ={self.draws} -{self.losses} ({self.games} games)  "
             f"score {self.score:.3f} [{lo:.3f}, {hi:.3f}]  "
-            f"Elo {self.elo + 0.0:+.1f} [{_elo_text(lo, elo_lo)}, {_elo_text(hi, elo_hi)}]  "
+            f"Elo {self.elo + 0.0:+.1f} [{elo_text(lo, elo_lo)}, {elo_text(hi, elo_hi)}]  "
             f"nElo {self.nelo + 0.0:+.1f}  LOS {self.los:.1%}"
         )
 

@@ -38,6 +38,19 @@ from heurtune.tuning.tune import load_tuned_study
 CONFIRM_ATTR = "confirmation"
 
 
+def winner_candidate(verdict: dict[str, Any]) -> dict[str, Any]:
+    """The winning candidate's entry of a stored verdict (those recorded before
+    answers were candidates name the winner by trial number only)."""
+    if "winner_label" in verdict:
+        return next(c for c in verdict["candidates"] if c.get("label") == verdict["winner_label"])
+    return next(c for c in verdict["candidates"] if c.get("trial") == verdict.get("winner"))
+
+
+def candidate_label(candidate: dict[str, Any]) -> str:
+    """A candidate's name: its label, or (verdicts recorded before) its trial."""
+    return str(candidate.get("label") or f"trial {candidate.get('trial')}")
+
+
 def needs_confirmation(storage_url: str, study_name: str) -> bool:
     """Whether the study has no confirmation yet, or one older than its latest
     completed trial (what a study file's ``[confirm]`` section acts on)."""
@@ -89,7 +102,7 @@ def _candidates(study: Any, base: EngineConfig, complete: Sequence[FrozenTrial],
     return unique
 
 
-def _tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
+def tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
     """The match every trial of the study played (its openings are the ones to avoid)."""
     return MatchSpec(base, opponent, int(setup["pairs"]), int(setup["seed"]),
                      int(setup["opening_plies"]),
@@ -120,7 +133,7 @@ def confirm_study(
         raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
     baseline = next((c for c in candidates if c.baseline), None)
 
-    tuning = _tuning_spec(setup, base, opponent)
+    tuning = tuning_spec(setup, base, opponent)
     tuning_openings = tuple(tuning.openings())
     seed = options.seed if options.seed is not None else (int(setup["seed"]) + 1) % (SEED_MAX + 1)
     plies = options.opening_plies if options.opening_plies is not None else tuning.plies

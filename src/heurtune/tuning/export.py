@@ -21,7 +21,7 @@ from optuna.trial import FrozenTrial, TrialState
 import heurtune
 from heurtune.engine.config import EngineConfig
 from heurtune.tuning.answers import default_answer
-from heurtune.tuning.confirm import CONFIRM_ATTR
+from heurtune.tuning.confirm import CONFIRM_ATTR, candidate_label, winner_candidate
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.tune import load_tuned_study
 
@@ -110,16 +110,10 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     )
 
 
-def _is_winner(candidate: dict[str, Any], verdict: dict[str, Any]) -> bool:
-    if "winner_label" in verdict:
-        return bool(candidate.get("label") == verdict["winner_label"])
-    return bool(candidate.get("trial") == verdict.get("winner"))  # recorded before answers
-
-
 def _confirmation_block(verdict: dict[str, Any], completed: int) -> dict[str, Any]:
     """What an exported file says of the confirmation: the winner's fresh figures,
     its paired difference from the baseline and the SPRT, if one was run."""
-    winner = next(c for c in verdict["candidates"] if _is_winner(c, verdict))
+    winner = winner_candidate(verdict)
     keys = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
             "nelo", "pentanomial")
     block: dict[str, Any] = {
@@ -128,7 +122,7 @@ def _confirmation_block(verdict: dict[str, Any], completed: int) -> dict[str, An
         "seed": verdict["seed"],
         "opening_plies": verdict["opening_plies"],
         "excluded_study_openings": verdict["excluded_study_openings"],
-        "candidates": [c.get("label", f"trial {c.get('trial')}") for c in verdict["candidates"]],
+        "candidates": [candidate_label(c) for c in verdict["candidates"]],
         "candidate_scores": [c["score"] for c in verdict["candidates"]],
         "winner_is_baseline": verdict["winner_is_baseline"],
         **{k: winner[k] for k in keys if k in winner},

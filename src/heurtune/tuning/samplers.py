@@ -269,6 +269,15 @@ def match_trials(trials: Sequence[FrozenTrial]) -> list[FrozenTrial]:
     return [t for t in trials if DUEL_ATTR not in t.system_attrs]
 
 
+def best_match_trial(study: optuna.Study) -> FrozenTrial | None:
+    """The completed trial with the best score against the opponent (duel trials
+    score against other weights, which is not comparable)."""
+    complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+    if not complete:
+        return None
+    return max(complete, key=lambda t: (float(t.value), -t.number))
+
+
 def is_baseline(trial: FrozenTrial) -> bool:
     """The enqueued first trial: the defaults, or the start_from engine's weights."""
     return bool(trial.user_attrs.get("baseline")) or bool(trial.user_attrs.get("start_from"))

@@ -23,7 +23,8 @@ MEMORY_PREFIX = "memory:"
 _MEMORY: dict[str, optuna.storages.InMemoryStorage] = {}
 
 
-def _sqlite_path(url: str) -> Path | None:
+def sqlite_path(url: str) -> Path | None:
+    """The database file of a ``sqlite:///`` URL (None for other storages and memory)."""
     if not url.startswith("sqlite:///"):
         return None
     path = url[len("sqlite:///"):]
@@ -124,7 +125,7 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     if grace < 2 * heartbeat:  # else healthy trials between two heartbeats look dead
         raise HeurtuneError(f"HEURTUNE_GRACE ({grace} s) must be at least twice "
                             f"HEURTUNE_HEARTBEAT ({heartbeat} s)")
-    sqlite = _sqlite_path(url)
+    sqlite = sqlite_path(url)
     if sqlite is not None:
         if create:
             try:

@@ -42,7 +42,7 @@ import threading
 import time
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
@@ -54,22 +54,16 @@ from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
 from heurtune.tuning.samplers import (DUEL_ATTR, SAMPLER_ATTR, TrialSeededSampler,
-                                     make_sampler, match_trials)
+                                     best_match_trial, make_sampler)
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
+
+if TYPE_CHECKING:
+    from heurtune.tuning.dashboard import Dashboard
 
 SETUP_ATTR = "heurtune_setup"
 PAIR_SCORES_ATTR = "pair_scores"  # a completed trial's pair scores, by opening index
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
-
-
-def best_match_trial(study: optuna.Study) -> FrozenTrial | None:
-    """The completed trial with the best score against the opponent (duel trials
-    score against other weights, which is not comparable)."""
-    complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-    if not complete:
-        return None
-    return max(complete, key=lambda t: (float(t.value), -t.number))
 
 
 def load_tuned_study(storage_url: str, study_name: str,
@@ -187,6 +181,7 @@ class _InterruptsInObjective:
 def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...]],
                on_pair: Callable[[int, PairResult], None] | None,
                target: int, guard: _InterruptsInObjective | None = None,
+               dashboard: Dashboard | None = None,
                ) -> Callable[[optuna.Trial], float]:
     per_opening = sf.pruner.kind == "wilcoxon"
     checkpoint = sf.pruner.kind == "checkpoint"
@@ -218,18 +213,20 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         duel = attrs.get(DUEL_ATTR)
         pairs: list[PairResult] = []
+        keep = dashboard.sample_pairs if dashboard is not None else ()  # the games it shows
         if duel is not None:  # the sampler's other weights, on openings of this trial's own
             other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
             spec = MatchSpec(config, other, sf.pairs,
                              mix_seed(sf.seed, trial.number, 0xD0E1) & SEED_MAX,
                              sf.opening_plies, by_symmetry=sf.distinct_openings == "symmetry")
-            stream = runner.iter_pairs(spec, spec.openings())
+            stream = runner.iter_pairs(spec, spec.openings(), keep_games=keep)
         elif checkpoint:  # each trial its own order of the same openings
             spec = sf.match_spec(config)
             order = trial_order(len(openings), sf.seed, trial.number)
-            stream = runner.iter_pairs(spec, [openings[i] for i in order], order)
+            stream = runner.iter_pairs(spec, [openings[i] for i in order], order, keep_games=keep)
         else:
-            stream = runner.iter_pairs(sf.match_spec(config), openings)
+            spec = sf.match_spec(config)
+            stream = runner.iter_pairs(spec, openings, keep_games=keep)
         running = 0.0
         try:
             for pair in waiting(stream):
@@ -249,10 +246,15 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                     prune = trial.should_prune()
                 if prune:
                     _record(trial, pairs)
+                    if dashboard is not None:  # notes and artifacts while the trial runs
+                        dashboard.trial_finished(trial, config, sf, pairs, pruned=True)
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
-        return _record(trial, pairs, keep_pairs=checkpoint or duel is not None)
+        score = _record(trial, pairs, keep_pairs=checkpoint or duel is not None)
+        if dashboard is not None:
+            dashboard.trial_finished(trial, config, sf, pairs, pruned=False)
+        return score
 
     return objective
 
@@ -294,12 +296,14 @@ def tune(
     on_pair: Callable[[int, PairResult], None] | None = None,
     runner: MatchRunner | None = None,
     until: Callable[[optuna.Study], bool] | None = None,
+    dashboard: Dashboard | None = None,
 ) -> TuneSummary:
     """Create or resume the study and run trials until it has ``trials`` finished ones.
 
     ``runner`` plays the pairs (default: a :class:`MatchRunner` of ``jobs``
     processes; the simulated-oracle benchmark passes its own); ``until``, called
-    between trials, stops the run early when it returns true."""
+    between trials, stops the run early when it returns true; ``dashboard``
+    writes optuna-dashboard's notes and artifacts as it goes."""
     name = study_name or sf.name
     target = trials if trials is not None else sf.trials
     if target < 1:
@@ -343,16 +347,20 @@ def tune(
     # and their retries enqueued, so that this run plays them
     with experimental_ok():
         optuna.storages.fail_stale_trials(study)
+    if dashboard is not None:
+        dashboard.study_started(study, sf, target)
     ran = 0
     if _wanted(study, target):
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:
             callbacks.append(lambda _s, t: None if t.user_attrs.get("surplus") else on_trial(t))
+        if dashboard is not None:  # the study note follows every finished trial
+            callbacks.append(lambda s, _t: dashboard.refresh(s))
         own = runner is None
         with (MatchRunner(workers) if own else contextlib.nullcontext(runner)) as play, \
                 _InterruptsInObjective() as guard:
-            objective = _objective(sf, play, openings, on_pair, target, guard)
+            objective = _objective(sf, play, openings, on_pair, target, guard, dashboard)
             while _wanted(study, target) and not (until is not None and until(study)):
                 guard.check()
                 with _quiet_interrupts(), _as_heurtune_errors():

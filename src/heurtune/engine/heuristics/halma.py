@@ -50,13 +50,15 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from numba import njit
 
 from heurtune.engine.heuristic import Heuristic
-from heurtune.engine.params import FloatParam, IntParam, ParamSpace
-from heurtune.games.halma import CAMP, CELLS, PCOUNT, PIECES, PLIST, SIZE
+from heurtune.engine.params import FloatParam, IntParam, ParamSpace, Value
+from heurtune.games import get_game
+from heurtune.games.halma import CAMP, CELLS, PCOUNT, PIECES, PLIST, SIZE, set_board
 
 
 def _corner_cell(side: int, row: int, col: int) -> int:
@@ -322,26 +324,61 @@ FAMILY_SPACE = ParamSpace(
 
 _MODULE = sys.modules[__name__]
 
+# the family's terms that depend on the whole position rather than on each
+# piece: left out of its per-cell map
+WHOLE_POSITION_TERMS = ("dispersion", "opponent", "straggler")
+
+
+def cell_weights(evaluate: Any, space: ParamSpace, leave_out: tuple[str, ...] = ()
+                 ) -> Callable[[Mapping[str, Value]], np.ndarray]:
+    """The ``cell_weights`` hook of a heuristic: the score one player-0 piece
+    (aiming at p16) adds on each cell of an otherwise empty board, minus the
+    empty board's score (so terms that do not depend on the pieces, such as
+    wall_corner's table as the seed's code adds it, drop out); the terms in
+    ``leave_out`` are set to 0. Rows are ranks, rank 1 first."""
+
+    def weights(values: Mapping[str, Value]) -> np.ndarray:
+        params = space.to_array({**values, **{name: 0.0 for name in leave_out}})
+        state = get_game("halma").new_state()
+        board = np.full(CELLS, -1, dtype=np.int64)  # set_board: -1 empty, else the owner
+        set_board(state, board)
+        empty = evaluate(state, params, 0)
+        out = np.zeros((SIZE, SIZE))
+        for cell in range(CELLS):
+            board[cell] = 0
+            set_board(state, board)
+            out[cell // SIZE, cell % SIZE] = evaluate(state, params, 0) - empty
+            board[cell] = -1
+        return out
+
+    return weights
+
+
 HEURISTICS = (
     Heuristic(
         "halma", "distance", "the seed's distance heuristic (own pieces only)", DISTANCE_SPACE,
         evaluate_distance, _MODULE,
+        cell_weights=cell_weights(evaluate_distance, DISTANCE_SPACE),
     ),
     Heuristic(
         "halma", "wall_corner", "the seed's wall_corner heuristic (edge bonus table)",
         WALL_CORNER_SPACE, evaluate_wall_corner, _MODULE,
+        cell_weights=cell_weights(evaluate_wall_corner, WALL_CORNER_SPACE),
     ),
     Heuristic(
         "halma", "dispersion", "the seed's goal_dispersion heuristic (progress and spread)",
         DISPERSION_SPACE, evaluate_dispersion, _MODULE,
+        cell_weights=cell_weights(evaluate_dispersion, DISPERSION_SPACE),
     ),
     Heuristic(
         "halma", "manhattan", "the seed's manhattan heuristic (home-camp penalties)",
         MANHATTAN_SPACE, evaluate_manhattan, _MODULE,
+        cell_weights=cell_weights(evaluate_manhattan, MANHATTAN_SPACE),
     ),
     Heuristic(
         "halma", "family", "the seed's terms weighted, plus opponent, straggler and home terms",
         FAMILY_SPACE, evaluate_family, _MODULE,
+        cell_weights=cell_weights(evaluate_family, FAMILY_SPACE, WHOLE_POSITION_TERMS),
     ),
 )
 
