@@ -27,7 +27,7 @@ import numpy as np
 from heurtune.engine.config import EngineConfig
 from heurtune.games import register_game, unregister_game
 from heurtune.match.play import PairResult, mix_seed
-from heurtune.match.runner import MatchRunner, MatchSpec
+from heurtune.match.runner import KeepGames, MatchRunner, MatchSpec
 
 GAME = "oracle"
 
@@ -82,8 +82,10 @@ class OracleRunner(MatchRunner):
 
     def iter_pairs(
         self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None,
-        indices: Sequence[int] | None = None,
+        indices: Sequence[int] | None = None, keep_games: KeepGames = False,
     ) -> Iterator[PairResult]:
+        """Pairs as :meth:`MatchRunner.iter_pairs` yields them (no game records:
+        nothing is played, so ``keep_games`` keeps nothing)."""
         ops = list(openings) if openings is not None else spec.openings()
         numbers = list(indices) if indices is not None else list(range(len(ops)))
         case = self._case(spec.a)

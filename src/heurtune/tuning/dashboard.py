@@ -131,21 +131,27 @@ class Dashboard:
         """Record where the study comes from and write its note."""
         folder = str(self.folder) if self.folder is not None else None
         study.set_user_attr(TUNING_ATTR, {"study_file": str(sf.path), "trials": target,
-                                          "sampler": sf.sampler, "pruner": sf.pruner.kind,
+                                          "sampler": sf.sampler.kind, "pruner": sf.pruner.kind,
                                           "artifacts": folder})
         save_note(study, study_note(study, self.folder))
 
     @_never_fails
     def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
-                       pairs: Sequence[PairResult], pruned: bool) -> None:
+                       pairs: Sequence[PairResult], pruned: bool,
+                       duel: dict[str, Any] | None = None) -> None:
         """While the trial still runs: its note, and for a complete trial that
-        beats every completed one its engine file and sample games as artifacts."""
+        beats every completed one its engine file and sample games as artifacts
+        (a duel, which played the sampler's other weights, has a note only)."""
         stats = stats_of(sorted(pairs, key=lambda p: p.index))
-        save_note(trial, trial_note(trial.number, stats, sf.pairs, sf.opponent_spec,
+        against = ("the sampler's other weights (" + ", ".join(
+            f"{k} = {_value(v)}" for k, v in duel.items()) + ")" if duel is not None
+            else f"`{sf.opponent_spec}`")
+        save_note(trial, trial_note(trial.number, stats, sf.pairs, against,
                                     dict(trial.params), pruned))
         store = self.store()
         sample = [p for p in pairs if p.games]  # the pairs of self.sample_pairs
-        if store is None or pruned or not sample or not _is_new_best(trial, stats.score):
+        if (store is None or pruned or duel is not None or not sample
+                or not _is_new_best(trial, stats.score)):
             return
         spec = sf.match_spec(config)
         with tempfile.TemporaryDirectory(prefix="heurtune-artifacts-") as tmp:
@@ -198,11 +204,10 @@ def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
 
 
 def _is_new_best(trial: optuna.Trial, score: float) -> bool:
-    """Whether a running trial's score beats every completed trial's."""
-    try:
-        return score > trial.study.best_value
-    except ValueError:  # no completed trial yet
-        return True
+    """Whether a running trial's score beats every completed match trial's."""
+    best = best_match_trial(trial.study)
+    return best is None or score > float(best.value)
+
 
 
 # -- the notes ----------------------------------------------------------------------
@@ -230,7 +235,7 @@ def trial_note(number: int, stats: MatchStats, planned: int, opponent: str,
     ll, ld, dd, wd, ww = stats.pentanomial
     lines = [
         f"## Trial {number}: {state}", "",
-        f"Against `{opponent}` on {played} opening pairs ({stats.games} games), "
+        f"Against {opponent} on {played} opening pairs ({stats.games} games), "
         "every figure over pairs (95% intervals).", "",
         "| | |", "|---|---|",
         f"| pairs won / even / lost | {won} / {even} / {lost} |",

@@ -253,7 +253,8 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
             stream.close()
         score = _record(trial, pairs, keep_pairs=checkpoint or duel is not None)
         if dashboard is not None:
-            dashboard.trial_finished(trial, config, sf, pairs, pruned=False)
+            dashboard.trial_finished(trial, config, sf, pairs, pruned=False,
+                                     duel=duel["minus"] if duel is not None else None)
         return score
 
     return objective
