@@ -396,6 +396,18 @@ def cmd_export(args: argparse.Namespace) -> int:
     from heurtune.tuning.dashboard import Dashboard
     from heurtune.tuning.export import export_best
 
+    if args.pareto:
+        from heurtune.tuning.export import export_pareto
+
+        written = export_pareto(args.storage, args.study_name, args.out)
+        for path, config in written:
+            prov = config.provenance
+            print(f"wrote {path}: trial {prov['trial']}, score {prov['score']:.3f} "
+                  f"[{prov['score_ci'][0]:.3f}, {prov['score_ci'][1]:.3f}], "
+                  f"{prov['ms_per_move']:.2f} ms per move")
+        print(f"the Pareto front of study {args.study_name!r}: {len(written)} engines "
+              "(unconfirmed: play the one you pick on fresh openings)")
+        return 0
     if args.out:
         check_writable(args.out)
     dashboard = Dashboard.open(args.storage, args.artifacts)
@@ -405,9 +417,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                        f"trial {prov['trial']}" if "trial" in prov else f"answer {prov['answer']}")
     confirmation = config.provenance.get("confirmation")
     if confirmation is None:
-        print(f"heurtune: warning: study {args.study_name!r} is unconfirmed: the exported score "
-              "is the best trial's on the tuning openings (optimistic); run `heurtune confirm "
-              f"{args.study_name}` and export again", file=sys.stderr)
+        what = ("the exported score is the best trial's on the tuning openings (optimistic)"
+                if "trial" in prov else f"the exported weights are the study's {prov['answer']} "
+                "answer, which has played no games of its own")
+        print(f"heurtune: warning: study {args.study_name!r} is unconfirmed: {what}; run "
+              f"`heurtune confirm {args.study_name}` and export again", file=sys.stderr)
     else:
         if confirmation.get("winner_is_baseline"):
             print("heurtune: warning: the confirmation's winner is the baseline: no candidate beat "
@@ -729,7 +743,10 @@ def build_parser() -> argparse.ArgumentParser:
                                       "configuration")
     s.add_argument("study_name")
     s.add_argument("--storage", default=DEFAULT_STORAGE)
-    s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml")
+    s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml (with "
+                                                 "--pareto: the folder STUDY-pareto there)")
+    s.add_argument("--pareto", action="store_true",
+                   help="a multi-objective study: write every engine of its Pareto front")
     s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
     s.set_defaults(func=cmd_export)
 

@@ -80,14 +80,17 @@ class OracleRunner(MatchRunner):
         case = self._case(config)
         return case.elo(np.array([float(config.params[f"x{i + 1}"]) for i in range(case.dim)]))
 
-    def iter_pairs(
-        self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None,
-        indices: Sequence[int] | None = None, keep_games: KeepGames = False,
-    ) -> Iterator[PairResult]:
-        """Pairs as :meth:`MatchRunner.iter_pairs` yields them (no game records:
-        nothing is played, so ``keep_games`` keeps nothing)."""
-        ops = list(openings) if openings is not None else spec.openings()
-        numbers = list(indices) if indices is not None else list(range(len(ops)))
+    def _iter_many(
+        self, specs: Sequence[MatchSpec], ops: list[tuple[int, ...]], numbers: list[int],
+        keep_games: KeepGames,
+    ) -> Iterator[tuple[int, PairResult]]:
+        """Every spec's pairs, drawn instead of played (nothing to keep of games)."""
+        for k, spec in enumerate(specs):
+            for pair in self._draw(spec, ops, numbers):
+                yield k, pair
+
+    def _draw(self, spec: MatchSpec, ops: list[tuple[int, ...]],
+              numbers: list[int]) -> Iterator[PairResult]:
         case = self._case(spec.a)
         diff = self.elo(spec.a) - self.elo(spec.b)
         key = mix_seed(self.seed, spec.seed, _params_key(spec.a.params),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from heurtune.engine.player import Engine
@@ -34,6 +34,9 @@ class GameRecord:
     nodes: tuple[int, int]
     move_nodes: tuple[int, ...] = ()
     termination: str = ""
+    # each side's time searching (a measurement: not part of what makes two games equal)
+    seconds: tuple[float, float] = field(default=(0.0, 0.0), compare=False)
+    searches: tuple[int, int] = (0, 0)  # each side's moves searched
 
 
 def play_game(
@@ -51,6 +54,8 @@ def play_game(
     for e in engines:
         e.new_game()
     nodes = [0, 0]
+    seconds = [0.0, 0.0]
+    searches = [0, 0]
     move_nodes = []
     while True:
         res = kernel.outcome(state)
@@ -59,6 +64,8 @@ def play_game(
         side = int(kernel.side_to_move(state))
         found = engines[side].choose(state, seed=mix_seed(seed, len(moves)))
         nodes[side] += found.nodes
+        seconds[side] += found.seconds
+        searches[side] += 1
         move_nodes.append(int(found.nodes))
         kernel.make_move(state, found.move)
         moves.append(found.move)
@@ -69,7 +76,8 @@ def play_game(
         mover_wins = res > 0
         first = 1.0 if mover_wins == (side == 0) else 0.0
     return GameRecord(first, tuple(moves), (nodes[0], nodes[1]), tuple(move_nodes),
-                      kernel.termination_reason(state))
+                      kernel.termination_reason(state), (seconds[0], seconds[1]),
+                      (searches[0], searches[1]))
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,9 @@ class PairResult:
     a_scores: tuple[float, float]
     plies: tuple[int, int]
     games: tuple[GameRecord, ...] = ()
+    # A's time searching, both games (the cost objective; a measurement, not compared)
+    a_seconds: float = field(default=0.0, compare=False)
+    a_moves: int = 0  # A's moves searched, both games
 
     @property
     def score(self) -> float:
@@ -111,4 +122,5 @@ def play_pair(
     return PairResult(
         index, tuple(opening), (g0.first_score, 1.0 - g1.first_score),
         (len(g0.moves), len(g1.moves)), (g0, g1) if keep_games else (),
+        g0.seconds[0] + g1.seconds[1], g0.searches[0] + g1.searches[1],
     )

@@ -135,8 +135,60 @@ class SprtOutcome:
                 "verdict": self.verdict, "pairs": self.pairs}
 
 
-def stats_of(pairs: Sequence[PairResult]) -> MatchStats:
-    scores = [s for p in pairs for s in p.a_scores]
+@dataclass(frozen=True)
+class PoolPair:
+    """One opening against every opponent of a pool: the pairs (in pool order)
+    and the opponents' weights; its score is the weighted mean of theirs."""
+
+    index: int
+    pairs: tuple[PairResult, ...]
+    weights: tuple[float, ...]
+
+    @property
+    def score(self) -> float:
+        return sum(w * p.score for w, p in zip(self.weights, self.pairs)) / sum(self.weights)
+
+
+    @property
+    def games(self) -> Any:
+        """The games kept of the first opponent's pair (what a sample shows)."""
+        return self.pairs[0].games
+
+
+@dataclass(frozen=True)
+class PoolStats(MatchStats):
+    """A pool's figures: wins, draws and losses over all its games, the score the
+    weighted mean of the opponents' (the mean of the weighted pair scores, since
+    every opening is played against every opponent), and each opponent's own."""
+
+    members: tuple[tuple[str, float, MatchStats], ...] = ()
+
+    @property
+    def score(self) -> float:
+        return sum(self.pair_scores) / len(self.pair_scores) if self.pair_scores else 0.5
+
+    def to_dict(self) -> dict[str, object]:
+        out = super().to_dict()
+        out["opponents"] = [{"opponent": label, "weight": weight, **stats.to_dict()}
+                            for label, weight, stats in self.members]
+        return out
+
+
+def stats_of(pairs: Sequence[PairResult | PoolPair],
+             labels: Sequence[str] = ()) -> MatchStats:
+    """The figures of a match's pairs; of a pool's (with its opponents' ``labels``),
+    a :class:`PoolStats`."""
+    if pairs and isinstance(pairs[0], PoolPair):
+        pool = [p for p in pairs if isinstance(p, PoolPair)]
+        members = tuple(
+            (labels[k] if k < len(labels) else f"opponent {k}", pool[0].weights[k],
+             stats_of([p.pairs[k] for p in pool]))
+            for k in range(len(pool[0].pairs)))
+        return PoolStats(wins=sum(m.wins for _l, _w, m in members),
+                         draws=sum(m.draws for _l, _w, m in members),
+                         losses=sum(m.losses for _l, _w, m in members),
+                         pair_scores=tuple(p.score for p in pool), members=members)
+    scores = [s for p in pairs for s in p.a_scores]  # type: ignore[union-attr]
     return MatchStats(
         wins=sum(1 for s in scores if s == 1.0),
         draws=sum(1 for s in scores if s == 0.5),
@@ -198,6 +250,13 @@ def warm_up(config: EngineConfig) -> None:
 
 
 # -- driver side ------------------------------------------------------------
+def _numbers(ops: Sequence[tuple[int, ...]], indices: Sequence[int] | None) -> list[int]:
+    numbers = list(indices) if indices is not None else list(range(len(ops)))
+    if len(numbers) != len(ops):
+        raise ValueError("one index per opening")
+    return numbers
+
+
 class MatchRunner:
     """Plays pairs in ``jobs`` worker processes (``jobs == 1``: in this process).
 
@@ -240,34 +299,60 @@ class MatchRunner:
         ``keep_games``: the pairs carry their games (moves, nodes, termination):
         all of them, or those whose index is in the collection given."""
         ops = list(openings) if openings is not None else spec.openings()
-        numbers = list(indices) if indices is not None else list(range(len(ops)))
-        if len(numbers) != len(ops):
-            raise ValueError("one index per opening")
-        warm_up(spec.a)
-        warm_up(spec.b)
+        for _k, pair in self._iter_many([spec], ops, _numbers(ops, indices), keep_games):
+            yield pair
+
+    def iter_pool(
+        self, specs: Sequence[MatchSpec], weights: Sequence[float],
+        openings: Sequence[tuple[int, ...]], indices: Sequence[int] | None = None,
+        keep_games: KeepGames = False,
+    ) -> Iterator[PoolPair]:
+        """An opponent pool: every spec (the same engine against each opponent)
+        on the same openings; yields an opening's :class:`PoolPair` once every
+        opponent has played its pair there, as they finish."""
+        waiting: dict[int, dict[int, PairResult]] = {}
+        for k, pair in self._iter_many(specs, list(openings), _numbers(openings, indices),
+                                       keep_games):
+            got = waiting.setdefault(pair.index, {})
+            got[k] = pair
+            if len(got) == len(specs):
+                del waiting[pair.index]
+                yield PoolPair(pair.index, tuple(got[j] for j in range(len(specs))),
+                               tuple(weights))
+
+    def _iter_many(
+        self, specs: Sequence[MatchSpec], ops: list[tuple[int, ...]], numbers: list[int],
+        keep_games: KeepGames,
+    ) -> Iterator[tuple[int, PairResult]]:
+        """(spec number, pair) of every spec on every opening, as they finish."""
+        for spec in specs:
+            warm_up(spec.a)
+            warm_up(spec.b)
         if self.jobs == 1:
             for i, op in zip(numbers, ops):
-                yield _pair_task(spec.a, spec.b, i, op, spec.seed, _keeps(keep_games, i))
+                for k, spec in enumerate(specs):
+                    yield k, _pair_task(spec.a, spec.b, i, op, spec.seed, _keeps(keep_games, i))
             return
         pool = self._executor()
         # a few pairs per task: one round trip to a worker costs about as much as a
         # short pair (Isolation), and every pair still plays from its own seed, so
         # the results do not depend on the chunking or on ``jobs``
-        size = max(1, min(MAX_CHUNK, len(ops) // (self.jobs * 16)))
+        size = max(1, min(MAX_CHUNK, len(ops) * len(specs) // (self.jobs * 16)))
         indexed = list(zip(numbers, ops))
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
-        pending: set[Future[list[PairResult]]] = {
-            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed,
-                        keep_games if isinstance(keep_games, bool) else frozenset(keep_games))
-            for chunk in chunks
+        keep = keep_games if isinstance(keep_games, bool) else frozenset(keep_games)
+        pending: dict[Future[list[PairResult]], int] = {
+            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed, keep): k
+            for chunk in chunks for k, spec in enumerate(specs)
         }
+        order = {i: k for k, i in enumerate(numbers)}  # the given order
         try:
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                order = {i: k for k, i in enumerate(numbers)}  # the given order
-                for pair in sorted((p for f in done for p in f.result()),
-                                   key=lambda p: order[p.index]):
-                    yield pair
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                finished = [(k, p) for k, f in ((pending.pop(f), f) for f in done)
+                            for p in f.result()]
+                for k, pair in sorted(finished, key=lambda kp: (order[kp[1].index], kp[0])):
+                    yield k, pair
         finally:
             for fut in pending:
                 fut.cancel()

@@ -37,7 +37,7 @@ from heurtune.engine.params import CategoricalParam, ParamSpace, Value
 from heurtune.errors import HeurtuneError
 from heurtune.tuning.quadratic import Observation, QuadraticModel, UnitBox
 from heurtune.tuning.samplers import (SAMPLER_ATTR, SamplerSpec, is_baseline, make_sampler,
-                                     match_trials)
+                                     match_trials, trial_score)
 
 TOP_MEAN = 5  # trials averaged by the top-mean answer
 MODEL_Z = 1.0  # the model answer's lower bound: mean - MODEL_Z sd
@@ -112,10 +112,18 @@ def _model(space: ParamSpace, baseline: Mapping[str, Value],
     if len(played) < 3:
         return None
     u0 = box.to_unit(dict(baseline))
-    model = QuadraticModel(box.dim, offsets=1)
+    # against a pool, every opponent's score is an observation with an offset of its own
+    opponents = max(len(t.user_attrs.get("opponents") or [None]) for t in played)
+    model = QuadraticModel(box.dim, offsets=opponents)
     for t in played:
-        model.add(Observation(box.to_unit(t.params) - u0, None, float(t.user_attrs["score"]),
-                              int(t.user_attrs["games"]), t.user_attrs.get("pair_scores", ())))
+        d = box.to_unit(t.params) - u0
+        members = t.user_attrs.get("opponents")
+        if members:
+            for k, m in enumerate(members):
+                model.add(Observation(d, None, float(m["score"]), int(m["games"]), opponent=k))
+        else:
+            model.add(Observation(d, None, float(t.user_attrs["score"]),
+                                  int(t.user_attrs["games"]), t.user_attrs.get("pair_scores", ())))
     model.fit()
     point, gain, sd = model.recommend(-1.0 - u0, 1.0 - u0, MODEL_Z)
     params = ({n: baseline[n] for n in box.names} if not point.any()
@@ -135,7 +143,7 @@ def study_answers(study: optuna.Study, base: EngineConfig,
     spec, _setting, planned = sampler_spec(study)
     matches = match_trials(trials)
     complete = [t for t in matches if t.state == TrialState.COMPLETE]
-    ranked = sorted(complete, key=lambda t: (-float(t.value), t.number))
+    ranked = sorted(complete, key=lambda t: (-trial_score(t), t.number))
     baseline_trial = next((t for t in matches if is_baseline(t)), None)
     baseline = ({**base.params, **baseline_trial.params} if baseline_trial is not None
                 else dict(base.params))
@@ -143,7 +151,7 @@ def study_answers(study: optuna.Study, base: EngineConfig,
     if ranked:
         best = ranked[0]
         out.append(Answer("best", {k: best.params[k] for k in best.params}, best.number,
-                          {"score": float(best.value)}))
+                          {"score": trial_score(best)}))
     if spec.duels:
         sampler = make_sampler(spec, 0, space=space, baseline=baseline, planned_pairs=planned)
         found = sampler.answer(trials)  # type: ignore[attr-defined]

@@ -284,7 +284,8 @@ class Calibration:
     @property
     def plan(self) -> Plan:
         return plan_from(self.record, pairs=self.record["study_pairs"],
-                         trials=self.record["study_trials"], elo=self.record["elo"])
+                         trials=self.record["study_trials"], elo=self.record["elo"],
+                         opponents=self.record.get("study_opponents", 1))
 
     def lines(self) -> list[str]:
         """The report, as printed."""
@@ -399,7 +400,10 @@ def calibrate(
         "study": sf.path,
         "study_name": sf.name,
         "setup": calibration_setup(sf),
-        "opponent": sf.opponent.label,
+        # a pool is calibrated against its first opponent (its plan counts them all)
+        "opponent": (sf.opponent.label if len(sf.pool) == 1 else
+                     f"{sf.opponent.label} (the first of a pool of {len(sf.pool)})"),
+        "study_opponents": len(sf.pool),
         "pairs": len(openings),
         "seed": seed,
         "opening_plies": plies,
@@ -463,7 +467,8 @@ def study_estimate(sf: StudyFile, trials: int | None = None, elo: float = DEFAUL
                        else "measured by")
                 note = (f"plan: pair variance {how} {path} ({record.get('pairs')} pairs "
                         f"vs {record.get('opponent')}, {str(record.get('date', 'undated'))[:10]})")
-                return plan_from(record, pairs=sf.pairs, trials=trials, elo=elo), [note]
+                return plan_from(record, pairs=sf.pairs, trials=trials, elo=elo,
+                                 opponents=len(sf.pool)), [note]
             stored = record.get("setup") if isinstance(record.get("setup"), dict) else {}
             current = calibration_setup(sf)
             diff = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
@@ -471,4 +476,4 @@ def study_estimate(sf: StudyFile, trials: int | None = None, elo: float = DEFAUL
     note = (f"plan: {why}; assuming pair variance {ASSUMED_PAIR_VARIANCE} (independent "
             f"games without draws); `heurtune calibrate {sf.path}` measures it")
     return plan(ASSUMED_PAIR_VARIANCE, pairs=sf.pairs, trials=trials, elo=elo,
-                measured=False), [note]
+                opponents=len(sf.pool), measured=False), [note]

@@ -27,10 +27,10 @@ from optuna.trial import FrozenTrial, TrialState
 from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
-from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec
+from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec, stats_of
 from heurtune.match.stats import Sprt, paired_difference
 from heurtune.tuning.answers import study_answers
-from heurtune.tuning.samplers import is_baseline, match_trials
+from heurtune.tuning.samplers import is_baseline, match_trials, trial_score
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import ConfirmOptions
 from heurtune.tuning.tune import load_tuned_study
@@ -82,8 +82,8 @@ def _candidates(study: Any, base: EngineConfig, complete: Sequence[FrozenTrial],
     """The ``top`` best match trials, the study's other answers, the baseline last;
     no parameter set twice."""
     matches = match_trials(complete)
-    ranked = sorted(matches, key=lambda t: (-float(t.value), t.number))
-    out = [Candidate(f"trial {t.number}", dict(t.params), t.number, tuning_score=float(t.value))
+    ranked = sorted(matches, key=lambda t: (-trial_score(t), t.number))
+    out = [Candidate(f"trial {t.number}", dict(t.params), t.number, tuning_score=trial_score(t))
            for t in ranked if not is_baseline(t)][:top]
     for a in study_answers(study, base):
         if a.name != "best":
@@ -91,7 +91,7 @@ def _candidates(study: Any, base: EngineConfig, complete: Sequence[FrozenTrial],
     baseline = next((t for t in matches if is_baseline(t)), None)
     if baseline is not None:
         out.append(Candidate(f"baseline (trial {baseline.number})", dict(baseline.params),
-                             baseline.number, baseline=True, tuning_score=float(baseline.value)))
+                             baseline.number, baseline=True, tuning_score=trial_score(baseline)))
     unique: list[Candidate] = []
     for c in out:  # a repeat of an earlier one is dropped, unless it is the baseline
         twin = next((u for u in unique if u.params == c.params), None)
@@ -110,6 +110,14 @@ def tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfi
                      every_class=setup.get("openings") == "all")
 
 
+def study_pool(setup: dict[str, Any], study_name: str) -> list[tuple[EngineConfig, float]]:
+    """The study's opponents and their weights (one, weight 1, unless it tunes
+    against a pool)."""
+    where = f"study {study_name!r}"
+    if "pool" in setup:
+        return [(EngineConfig.from_dict(m["opponent"], source=where), float(m["weight"]))
+                for m in setup["pool"]]
+    return [(EngineConfig.from_dict(setup["opponent"], source=where), 1.0)]
 
 
 def confirm_study(
@@ -126,8 +134,16 @@ def confirm_study(
     attribute). ``on_line`` receives one line per finished match.
     """
     study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
+    if len(study.directions) > 1:
+        raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): it has a "
+                            f"Pareto front, not one winner; `heurtune export {study_name} "
+                            "--pareto` writes it, `heurtune match` tests a member")
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
-    opponent = EngineConfig.from_dict(setup["opponent"], source=f"study {study_name!r}")
+    pool = study_pool(setup, study_name)
+    opponent = pool[0][0]
+    if options.sprt is not None and len(pool) > 1:
+        raise HeurtuneError(f"study {study_name!r} tunes against a pool of {len(pool)} "
+                            "opponents: an SPRT tests against one (confirm without --sprt)")
     candidates = _candidates(study, base, complete, options.top)
     if not candidates:
         raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
@@ -140,16 +156,27 @@ def confirm_study(
     fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings)
     openings = fresh.openings()
     results: list[dict[str, Any]] = []
-    played: dict[str, list[PairResult]] = {}
+    played: dict[str, list[Any]] = {}
+    labels = [opp.label for opp, _w in pool]
     with (MatchRunner(options.jobs) if runner is None else contextlib.nullcontext(runner)) as play:
         for cand in candidates:
             config = base.with_params(cand.params, name=f"{study_name}-{cand.label.split(' (')[0]}"
                                       .replace(" ", "-"))
-            spec = MatchSpec(config, opponent, options.pairs, seed, plies, tuning_openings)
-            result = play.run(spec, on_pair=(lambda _p: on_pair()) if on_pair else None,
-                              openings=openings)
-            played[cand.label] = result.pairs
-            stats = result.stats
+            specs = [MatchSpec(config, opp, options.pairs, seed, plies, tuning_openings)
+                     for opp, _w in pool]
+            if len(pool) == 1:
+                pairs: list[Any] = play.run(
+                    specs[0], on_pair=(lambda _p: on_pair()) if on_pair else None,
+                    openings=openings).pairs
+            else:  # every opponent on the same fresh openings
+                pairs = []
+                for pool_pair in play.iter_pool(specs, [w for _o, w in pool], openings):
+                    pairs.append(pool_pair)
+                    if on_pair is not None:
+                        on_pair()
+                pairs.sort(key=lambda p: p.index)
+            played[cand.label] = pairs
+            stats = stats_of(pairs, labels)
             entry = {"label": cand.label, "trial": cand.trial, "answer": cand.answer,
                      "baseline": cand.baseline, "params": cand.params,
                      "tuning_score": cand.tuning_score, **stats.to_dict()}
@@ -161,7 +188,8 @@ def confirm_study(
         winner = max(results, key=lambda e: (e["score"], -results.index(e)))
         verdict: dict[str, Any] = {
             "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-            "opponent": setup.get("opponent_spec", opponent.label),
+            "opponent": (setup.get("opponent_spec", opponent.label) if len(pool) == 1 else
+                         ", ".join(f"{opp.label} x{w:g}" for opp, w in pool)),
             "pairs": options.pairs,
             "seed": seed,
             "opening_plies": plies,

@@ -48,7 +48,7 @@ from heurtune.match.runner import stats_of
 from heurtune.match.stats import MatchStats, elo_text
 from heurtune.tomlio import check_folder_writable
 from heurtune.tuning.confirm import CONFIRM_ATTR, candidate_label, winner_candidate
-from heurtune.tuning.samplers import best_match_trial
+from heurtune.tuning.samplers import best_match_trial, trial_score
 from heurtune.tuning.storage import load_study, open_storage, sqlite_path
 from heurtune.tuning.studyfile import StudyFile
 from heurtune.tuning.tune import SETUP_ATTR
@@ -206,7 +206,7 @@ def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
 def _is_new_best(trial: optuna.Trial, score: float) -> bool:
     """Whether a running trial's score beats every completed match trial's."""
     best = best_match_trial(trial.study)
-    return best is None or score > float(best.value)
+    return best is None or score > trial_score(best)
 
 
 
@@ -257,7 +257,7 @@ def _exported_what(exported: dict[str, Any]) -> str:
 def _trial_line(trial: FrozenTrial) -> str:
     a = trial.user_attrs
     ci = a.get("score_ci") or [0.0, 0.0]
-    return (f"trial {trial.number}: score {float(trial.value):.3f} [{ci[0]:.3f}, {ci[1]:.3f}] "
+    return (f"trial {trial.number}: score {trial_score(trial):.3f} [{ci[0]:.3f}, {ci[1]:.3f}] "
             f"over {a.get('games', 0)} games (+{a.get('wins', 0)} ={a.get('draws', 0)} "
             f"-{a.get('losses', 0)}), Elo {a.get('elo', 0.0) + 0.0:+.1f}")  # no -0.0
 

@@ -20,7 +20,10 @@ from optuna.trial import FrozenTrial, TrialState
 
 import heurtune
 from heurtune.engine.config import EngineConfig
+from heurtune.errors import HeurtuneError
+from heurtune.tomlio import check_folder_writable
 from heurtune.tuning.answers import default_answer
+from heurtune.tuning.samplers import trial_score
 from heurtune.tuning.confirm import CONFIRM_ATTR, candidate_label, winner_candidate
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.tune import load_tuned_study
@@ -53,6 +56,9 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     """The study's confirmed winner (else its default answer: the best completed
     trial unless the study says otherwise) as a configuration with provenance."""
     study, setup, complete = load_tuned_study(storage_url, study_name, "export")
+    if len(study.directions) > 1:
+        raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): "
+                            f"`heurtune export {study_name} --pareto` writes its Pareto front")
     confirmation = study.user_attrs.get(CONFIRM_ATTR)
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
     label, params, trial = _winner(study, base, complete, confirmation)
@@ -61,6 +67,7 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         "study": study_name,
         "objective": study.user_attrs.get("objective", "score"),
         "opponent": setup.get("opponent_spec", ""),
+        **_pool_provenance(setup),
         "pairs": setup["pairs"],
         "seed": setup["seed"],
     }
@@ -72,7 +79,7 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
             "wins": attrs.get("wins", 0),
             "draws": attrs.get("draws", 0),
             "losses": attrs.get("losses", 0),
-            "score": float(trial.value),
+            "score": trial_score(trial),
             "score_ci": list(attrs.get("score_ci", [])),
             "elo": attrs.get("elo", 0.0),
             "elo_ci": list(attrs.get("elo_ci", [])),
@@ -139,6 +146,57 @@ def _confirmation_block(verdict: dict[str, Any], completed: int) -> dict[str, An
         block["stale"] = (f"confirmed when the study had {verdict['completed_trials']} completed "
                           f"trials; it has {completed} now")
     return block
+
+
+def _pool_provenance(setup: dict[str, Any]) -> dict[str, Any]:
+    """A pool study's opponents and weights (nothing for one opponent)."""
+    if "pool" not in setup:
+        return {}
+    return {"opponents": [m["spec"] for m in setup["pool"]],
+            "weights": [m["weight"] for m in setup["pool"]]}
+
+
+def export_pareto(storage_url: str, study_name: str,
+                  out: str | os.PathLike[str] | None) -> list[tuple[Path, EngineConfig]]:
+    """Write every trial of a multi-objective study's Pareto front (score against
+    the opponent, the tuned engine's milliseconds per move) as an engine file in
+    the folder ``out`` (default ``studies/exported/STUDY-pareto``)."""
+    study, setup, complete = load_tuned_study(storage_url, study_name, "export")
+    if len(study.directions) < 2:
+        raise HeurtuneError(f"study {study_name!r} has one objective: it has no Pareto front "
+                            f"(`heurtune export {study_name}` without --pareto)")
+    folder = Path(out) if out else Path("studies") / "exported" / f"{study_name}-pareto"
+    check_folder_writable(folder)
+    base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
+    front = sorted(study.best_trials, key=lambda t: (-t.values[0], t.values[1], t.number))
+    written = []
+    date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    for rank, t in enumerate(front):
+        a = t.user_attrs
+        config = EngineConfig(
+            game=base.game, heuristic=base.heuristic, params={**base.params, **t.params},
+            search=base.search, rules=base.rules, name=f"{study_name}-trial-{t.number}",
+            description=(f"tuned by heurtune: study {study_name!r}, trial {t.number}, "
+                         f"Pareto front {rank + 1} of {len(front)}"),
+            provenance={
+                "study": study_name, "trial": t.number, "pareto": True,
+                "objectives": [study.user_attrs.get("objective", "score"), "ms per move"],
+                "opponent": setup.get("opponent_spec", ""), **_pool_provenance(setup),
+                "pairs": setup["pairs"], "seed": setup["seed"], "games": a.get("games", 0),
+                "score": float(t.values[0]), "score_ci": list(a.get("score_ci", [])),
+                "ms_per_move": float(t.values[1]), "elo": a.get("elo", 0.0),
+                "elo_ci": list(a.get("elo_ci", [])), "confirmed": False,
+                "note": ("a member of the Pareto front on the tuning openings (score against "
+                         "the opponent, cost per move): unconfirmed; confirm one with "
+                         "`heurtune match FILE OPPONENT --exclude-study STUDY_FILE`"),
+                "heurtune_version": heurtune.__version__,
+                "optuna_version": optuna.__version__, "date": date})
+        path = folder / f"{study_name}-trial-{t.number}.toml"
+        config.save(path, f"# heurtune engine configuration: study {study_name!r}, trial "
+                          f"{t.number}, on its Pareto front (score {t.values[0]:.3f}, "
+                          f"{t.values[1]:.2f} ms per move)\n")
+        written.append((path, config))
+    return written
 
 
 def export_best(storage_url: str, study_name: str,

@@ -189,8 +189,8 @@ def history_figure(trials: Sequence[FrozenTrial], objective: str) -> go.Figure:
                            "over %{customdata[2]} games<extra></extra>")))
     best_x, best_y, best = [], [], None
     for t in sorted(trials, key=lambda t: t.number):
-        if t.state == TrialState.COMPLETE and t.value is not None:
-            best = t.value if best is None else max(best, t.value)
+        if t.state == TrialState.COMPLETE and t.values:  # the score: the first objective
+            best = t.values[0] if best is None else max(best, t.values[0])
         if best is not None:
             best_x.append(t.number)
             best_y.append(best)

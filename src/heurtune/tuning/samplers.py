@@ -269,13 +269,18 @@ def match_trials(trials: Sequence[FrozenTrial]) -> list[FrozenTrial]:
     return [t for t in trials if DUEL_ATTR not in t.system_attrs]
 
 
+def trial_score(trial: FrozenTrial) -> float:
+    """A completed trial's score (its first objective in a multi-objective study)."""
+    return float(trial.values[0])
+
+
 def best_match_trial(study: optuna.Study) -> FrozenTrial | None:
     """The completed trial with the best score against the opponent (duel trials
     score against other weights, which is not comparable)."""
     complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
     if not complete:
         return None
-    return max(complete, key=lambda t: (float(t.value), -t.number))
+    return max(complete, key=lambda t: (trial_score(t), -t.number))
 
 
 def is_baseline(trial: FrozenTrial) -> bool:

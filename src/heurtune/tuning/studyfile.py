@@ -6,10 +6,16 @@ Example (``studies/morris.toml``)::
     name = "morris"           # default study name in the storage
     game = "morris"
     opponent = "morris:seed"  # preset or engine configuration file
+    # opponents = [{ engine = "morris:seed", weight = 2.0 }, "morris:ab"]  # a pool instead
+    # budget = "time"         # equal time per move for every engine (time_ms), not the
+    # time_ms = 50            # engines' own limits (nodes, depth); not reproducible
+    # objectives = ["score", "cost"]  # also minimise the tuned engine's ms per move
     trials = 12               # total finished trials the study should reach
     pairs = 8                 # opening pairs (2 games each) per trial ("all": one
     #                         # opening of every symmetry class, where they are few)
     seed = 42                 # openings, sampler and tie-breaks
+    # search = "fine"         # the defaults of sampler, pairs and answer: fine (duels,
+    #                         # 16, its own answer) | broad (multivariate-tpe, 100, top-mean)
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc | cmaes | gp | spsa | duels
     # answer = "auto"         # what export writes unconfirmed: auto | best | top-mean | model | sampler
     # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
@@ -43,6 +49,7 @@ Example (``studies/morris.toml``)::
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +68,14 @@ from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, check_space
 # answer, the sampler's own answer (SPSA's iterate, the duels model's), or
 # ``auto``: the sampler's own answer for spsa and duels, else the best trial
 ANSWERS = ("auto", "best", "top-mean", "model", "sampler")
+BUDGETS = ("nodes", "time")  # the engines' own limits, or the same time per move for all
+# ``[study] search``: the defaults of sampler, pairs per trial and answer, chosen by the
+# simulated-oracle benchmark (docs/results/optimisers.md): fine-tuning near the
+# optimum (the default), or a broad first search far from it
+SEARCH_DEFAULTS: dict[str, dict[str, Any]] = {
+    "fine": {"sampler": "duels", "pairs": 16, "answer": "auto"},
+    "broad": {"sampler": "multivariate-tpe", "pairs": 100, "answer": "top-mean"},
+}
 # per-trial: each trial samples from its own stream (the study seed mixed with the
 # trial number), so parallel and resumed workers never repeat each other's draws;
 # per-study: one stream per worker process seeded with the study seed (how the
@@ -74,7 +89,8 @@ PRUNERS = ("checkpoint", "wilcoxon", "median", "none")
 _SECTIONS = {"study", "engine", "params", "pruner", "confirm", "sampler"}
 _CONFIRM_KEYS = {"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}
 _STUDY_KEYS = {
-    "name", "game", "opponent", "trials", "pairs", "seed", "sampler", "jobs", "opening_plies",
+    "name", "game", "opponent", "opponents", "trials", "pairs", "seed", "sampler", "jobs",
+    "opening_plies", "budget", "time_ms", "objectives", "search",
     "start_from", "sampler_seeding", "distinct_openings", "answer",
 }
 _ENGINE_KEYS = {"heuristic", "search", "rules"}
@@ -138,6 +154,15 @@ class ConfirmOptions:
 
 
 @dataclass(frozen=True)
+class PoolMember:
+    """One opponent of a study: its engine, how the study file named it, its weight."""
+
+    engine: EngineConfig
+    spec: str
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
 class StudyFile:
     """A validated study file."""
 
@@ -161,20 +186,51 @@ class StudyFile:
     confirm: ConfirmOptions | None = None  # the [confirm] section: confirm at the end of tune
     every_class: bool = False  # pairs = "all": one opening of every symmetry class
     answer: str = "auto"  # what export writes unconfirmed (see ANSWERS)
+    # the opponents, each with its weight (one: ``opponent``; several: a pool whose
+    # weighted mean score is the objective); ``opponent`` is the first
+    pool: tuple[PoolMember, ...] = ()
+    # ("score",), or ("score", "cost"): a multi-objective study (cost: the tuned
+    # engine's milliseconds per move, minimised), whose answer is its Pareto front
+    objectives: tuple[str, ...] = ("score",)
+    budget: str = "nodes"  # "time": every engine searches ``time_ms`` per move
+
+    @property
+    def multi_objective(self) -> bool:
+        return len(self.objectives) > 1
+
+    def __post_init__(self) -> None:
+        if not self.pool:
+            object.__setattr__(self, "pool", (PoolMember(self.opponent, self.opponent_spec),))
 
     def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
         """The match each trial plays (``engine``: the trial's; default the baseline).
         Its openings are the study's: the same for every trial, and what
         ``match --exclude-study`` leaves out."""
-        return MatchSpec(engine or self.base, self.opponent, self.pairs, self.seed,
-                         self.opening_plies, by_symmetry=self.distinct_openings == "symmetry",
-                         every_class=self.every_class)
+        return self.match_specs(engine)[0]
+
+    def match_specs(self, engine: EngineConfig | None = None) -> list[MatchSpec]:
+        """The trial's match against every opponent of the pool, on the same openings."""
+        return [MatchSpec(engine or self.base, m.engine, self.pairs, self.seed,
+                          self.opening_plies, by_symmetry=self.distinct_openings == "symmetry",
+                          every_class=self.every_class) for m in self.pool]
+
+    @property
+    def weights(self) -> list[float]:
+        return [m.weight for m in self.pool]
+
+    @property
+    def opponents_text(self) -> str:
+        """The opponent, or the pool with its weights."""
+        if len(self.pool) == 1:
+            return self.opponent.label
+        return "pool (" + ", ".join(f"{m.engine.label} x{m.weight:g}" for m in self.pool) + ")"
 
     @property
     def objective_name(self) -> str:
+        versus = ("weighted score vs " if len(self.pool) > 1 else "score vs ") + self.opponents_text
         if self.sampler.duels:  # trial 0 plays the opponent, the others duel
-            return f"score (trial 0: vs {self.opponent.label}; duels: + vs - weights)"
-        return f"score vs {self.opponent.label}"
+            return f"{versus} (trial 0; duels: + vs - weights)"
+        return versus
 
     def setup(self) -> dict[str, Any]:
         """What a resumed study must agree on (stored in the study's user attributes)."""
@@ -182,6 +238,10 @@ class StudyFile:
             "engine": self.base.to_dict(),
             "opponent": self.opponent.to_dict(),
             "opponent_spec": self.opponent_spec,
+            **({"pool": [{"opponent": m.engine.to_dict(), "spec": m.spec, "weight": m.weight}
+                         for m in self.pool]} if len(self.pool) > 1 else {}),
+            **({"objectives": list(self.objectives)} if self.multi_objective else {}),
+            **({"budget": self.budget} if self.budget != "nodes" else {}),
             "pairs": self.pairs,
             "seed": self.seed,
             "opening_plies": self.opening_plies,
@@ -266,20 +326,35 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     except HeurtuneError as exc:
         raise HeurtuneError(f"{where}: {exc}") from None
     base = base.with_params(space.defaults())
-    opponent_spec = _typed(study.get("opponent", f"{game}:seed"), str, f"{w}: opponent")
-    if opponent_spec.endswith(".toml"):
-        opponent_spec = _beside(path, opponent_spec)
-    try:
-        opponent = resolve_engine(opponent_spec)
-    except HeurtuneError as exc:
-        raise HeurtuneError(f"{w}: opponent: {exc}") from None
-    if opponent.game != game:
-        raise HeurtuneError(f"{w}: opponent {opponent.label} plays {opponent.game}, not {game}")
-    if dict(opponent.rules) != dict(base.rules):
-        raise HeurtuneError(f"{w}: the opponent and [engine.rules] disagree on the rules")
+    pool = _pool(study, path, w, game, base)
+    budget = _typed(study.get("budget", "nodes"), str, f"{w}: budget")
+    if budget not in BUDGETS:
+        raise HeurtuneError(f"{w}: budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+    if budget == "time":  # every engine the same time per move, no other limit
+        time_ms = _typed(study.get("time_ms", 0), int, f"{w}: time_ms")
+        if not 1 <= time_ms <= 600_000:
+            raise HeurtuneError(f"{w}: budget = \"time\" needs time_ms in [1, 600000], "
+                                f"got {time_ms}")
+        try:
+            base = _timed(base, time_ms)
+            pool = [PoolMember(_timed(m.engine, time_ms), m.spec, m.weight) for m in pool]
+        except HeurtuneError as exc:
+            raise HeurtuneError(f"{w}: {exc}") from None
+    elif "time_ms" in study:
+        raise HeurtuneError(f"{w}: time_ms goes with budget = \"time\"")
+    opponent, opponent_spec = pool[0].engine, pool[0].spec
+    objectives = tuple(_typed(study.get("objectives", ["score"]), list, f"{w}: objectives"))
+    if objectives not in (("score",), ("score", "cost")):
+        raise HeurtuneError(f"{w}: objectives must be [\"score\"] or [\"score\", \"cost\"], "
+                            f"got {list(objectives)!r}")
     trials = _typed(study.get("trials", 20), int, f"{w}: trials")
     every_class = study.get("pairs") == "all"
-    pairs = 1 if every_class else _typed(study.get("pairs", 8), int, f"{w}: pairs")
+    search = _typed(study.get("search", "fine"), str, f"{w}: search")
+    if search not in SEARCH_DEFAULTS:
+        raise HeurtuneError(f"{w}: search must be one of {', '.join(SEARCH_DEFAULTS)}, "
+                            f"got {search!r}")
+    defaults = SEARCH_DEFAULTS[search]
+    pairs = 1 if every_class else _typed(study.get("pairs", defaults["pairs"]), int, f"{w}: pairs")
     jobs = _typed(study.get("jobs", 1), int, f"{w}: jobs")
     plies = _typed(study.get("opening_plies", kernel.opening_plies), int, f"{w}: opening_plies")
     for key, value, low in (("trials", trials, 1), ("pairs", pairs, 1), ("jobs", jobs, 1),
@@ -297,7 +372,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
             raise HeurtuneError(f"{w}: pairs = \"all\": {exc}") from None
         if pairs == 0:
             raise HeurtuneError(f"{w}: pairs = \"all\": no {plies}-ply opening to play")
-    sampler = _sampler_section(data, study, where)
+    sampler = _sampler_section(data, study, where, defaults["sampler"])
     seeding = _typed(study.get("sampler_seeding", "per-trial"), str, f"{w}: sampler_seeding")
     if seeding not in SAMPLER_SEEDINGS:
         raise HeurtuneError(f"{w}: sampler_seeding must be one of {', '.join(SAMPLER_SEEDINGS)}, "
@@ -312,7 +387,12 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     confirm = _confirm_section(data, where, jobs) if "confirm" in data else None
     pr = _table(data, "pruner", where)
     _check_keys(pr, _PRUNER_KEYS, f"{where} [pruner]")
-    kind = _typed(pr.get("kind", "checkpoint"), str, f"{where} [pruner]: kind")
+    # Optuna prunes no multi-objective trial
+    kind = _typed(pr.get("kind", "none" if len(objectives) > 1 else "checkpoint"), str,
+                  f"{where} [pruner]: kind")
+    if len(objectives) > 1 and kind != "none":
+        raise HeurtuneError(f"{where} [pruner]: a multi-objective study cannot prune "
+                            f"(kind = \"none\"), got {kind!r}")
     if kind not in PRUNERS:
         raise HeurtuneError(f"{where} [pruner]: unknown kind {kind!r} (known: {', '.join(PRUNERS)})")
     pruner = PrunerSpec(
@@ -352,12 +432,16 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     name = _typed(study.get("name", Path(path).stem), str, f"{w}: name")
     check_study_name(name, w)
     check_space(sampler, space, where)
-    answer = _typed(study.get("answer", "auto"), str, f"{w}: answer")
+    if sampler.duels and len(objectives) > 1:
+        raise HeurtuneError(f"{w}: sampler {sampler.kind!r} duels weights against weights; a "
+                            "multi-objective study needs a sampler that plays the opponent")
+    answer = _typed(study.get("answer", defaults["answer"]), str, f"{w}: answer")
     if answer not in ANSWERS:
         raise HeurtuneError(f"{w}: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
     return StudyFile(
         path=where, name=name, base=base, space=space, opponent=opponent,
-        opponent_spec=opponent_spec, trials=trials, pairs=pairs,
+        opponent_spec=opponent_spec, pool=tuple(pool), objectives=objectives, budget=budget,
+        trials=trials, pairs=pairs,
         seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
@@ -365,8 +449,60 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     )
 
 
+def _timed(engine: EngineConfig, time_ms: int) -> EngineConfig:
+    """The engine searching ``time_ms`` per move, as deep as that allows (alpha-beta
+    only: minimax has no time limit; a random mover needs none)."""
+    from dataclasses import replace
+
+    from heurtune.engine.search import MAX_PLY
+
+    if engine.search.algorithm == "minimax":
+        raise HeurtuneError(f"budget = \"time\" needs alpha-beta engines: {engine.label} "
+                            "searches with minimax, which has no time limit")
+    return replace(engine, search=replace(engine.search, time_ms=time_ms, nodes=0,
+                                          depth=MAX_PLY - 2))
+
+
+def _pool(study: Mapping[str, Any], path: str | os.PathLike[str], w: str, game: str,
+          base: EngineConfig) -> list[PoolMember]:
+    """``opponent = SPEC``, or ``opponents``: a list of specs or of
+    ``{engine = SPEC, weight = W}`` tables (weights default to 1, must be positive)."""
+    if "opponents" in study:
+        if "opponent" in study:
+            raise HeurtuneError(f"{w}: give opponent or opponents, not both")
+        items = study["opponents"]
+        if not isinstance(items, list) or not items:
+            raise HeurtuneError(f"{w}: opponents must be a non-empty list of engines, got "
+                                f"{items!r}")
+    else:
+        items = [study.get("opponent", f"{game}:seed")]
+    pool = []
+    for k, item in enumerate(items):
+        where = f"{w}: opponent" if "opponents" not in study else f"{w}: opponents[{k}]"
+        weight = 1.0
+        if isinstance(item, Mapping):
+            _check_keys(item, {"engine", "weight"}, where)
+            weight = _typed(item.get("weight", 1.0), float, f"{where}: weight")
+            if not (weight > 0 and math.isfinite(weight)):
+                raise HeurtuneError(f"{where}: weight must be positive, got {weight}")
+            item = _need(item, "engine", str, where)
+        spec = _typed(item, str, where)
+        if spec.endswith(".toml"):
+            spec = _beside(path, spec)
+        try:
+            engine = resolve_engine(spec)
+        except HeurtuneError as exc:
+            raise HeurtuneError(f"{where}: {exc}") from None
+        if engine.game != game:
+            raise HeurtuneError(f"{where}: {engine.label} plays {engine.game}, not {game}")
+        if dict(engine.rules) != dict(base.rules):
+            raise HeurtuneError(f"{where}: {engine.label} and [engine.rules] disagree on the rules")
+        pool.append(PoolMember(engine, spec, weight))
+    return pool
+
+
 def _sampler_section(data: Mapping[str, Any], study: Mapping[str, Any],
-                     where: str) -> SamplerSpec:
+                     where: str, default: str) -> SamplerSpec:
     """``[study] sampler = "kind"``, or a ``[sampler]`` table: ``kind`` and its options."""
     table = dict(_table(data, "sampler", where))
     named = study.get("sampler")
@@ -380,7 +516,7 @@ def _sampler_section(data: Mapping[str, Any], study: Mapping[str, Any],
                                 f"{kind!r}: name it once")
     elif table and named is None:
         raise HeurtuneError(f"{where} [sampler]: missing 'kind'")
-    return SamplerSpec.parse(kind or named or "tpe", table, f"{where} [sampler]")
+    return SamplerSpec.parse(kind or named or default, table, f"{where} [sampler]")
 
 
 def _checkpoints(value: Any, where: str) -> tuple[float, ...]:

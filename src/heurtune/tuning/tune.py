@@ -64,6 +64,8 @@ if TYPE_CHECKING:
 SETUP_ATTR = "heurtune_setup"
 PAIR_SCORES_ATTR = "pair_scores"  # a completed trial's pair scores, by opening index
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
+DIRECTIONS = ["maximize", "minimize"]  # the score; the cost (multi-objective studies)
+COST_NAME = "ms per move (the tuned engine)"
 
 
 def load_tuned_study(storage_url: str, study_name: str,
@@ -201,7 +203,9 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                     guard.leave()
             yield pair
 
-    def objective(trial: optuna.Trial) -> float:
+    labels = [m.engine.label for m in sf.pool]
+
+    def objective(trial: optuna.Trial) -> float | tuple[float, float]:
         attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
         if "fixed_params" not in attrs and "failed_trial" not in attrs:  # sampled here
             _step_aside_if_surplus(trial, target)
@@ -212,21 +216,26 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         params = suggest(trial, sf.space)
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         duel = attrs.get(DUEL_ATTR)
-        pairs: list[PairResult] = []
+        pairs: list[Any] = []  # PairResult, or PoolPair against a pool
         keep = dashboard.sample_pairs if dashboard is not None else ()  # the games it shows
+        pool = len(sf.pool) > 1 and duel is None
         if duel is not None:  # the sampler's other weights, on openings of this trial's own
             other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
             spec = MatchSpec(config, other, sf.pairs,
                              mix_seed(sf.seed, trial.number, 0xD0E1) & SEED_MAX,
                              sf.opening_plies, by_symmetry=sf.distinct_openings == "symmetry")
             stream = runner.iter_pairs(spec, spec.openings(), keep_games=keep)
-        elif checkpoint:  # each trial its own order of the same openings
-            spec = sf.match_spec(config)
-            order = trial_order(len(openings), sf.seed, trial.number)
-            stream = runner.iter_pairs(spec, [openings[i] for i in order], order, keep_games=keep)
         else:
-            spec = sf.match_spec(config)
-            stream = runner.iter_pairs(spec, openings, keep_games=keep)
+            # each trial its own order of the same openings, for the checkpoint pruner
+            order = (trial_order(len(openings), sf.seed, trial.number) if checkpoint
+                     else list(range(len(openings))))
+            ordered = [openings[i] for i in order]
+            if pool:  # an opening counts once every opponent has played it
+                stream = runner.iter_pool(sf.match_specs(config), sf.weights, ordered, order,
+                                          keep_games=keep)
+            else:
+                stream = runner.iter_pairs(sf.match_spec(config), ordered, order,
+                                           keep_games=keep)
         running = 0.0
         try:
             for pair in waiting(stream):
@@ -234,6 +243,8 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                 running += pair.score
                 if on_pair is not None:
                     on_pair(trial.number, pair)
+                if sf.multi_objective:  # Optuna neither records nor prunes these steps
+                    continue
                 if per_opening and duel is None:
                     trial.report(pair.score, step=pair.index)
                 else:  # the running score: what the sampler ranks a pruned trial by
@@ -245,16 +256,18 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                 else:
                     prune = trial.should_prune()
                 if prune:
-                    _record(trial, pairs)
+                    _record(trial, pairs, labels)
                     if dashboard is not None:  # notes and artifacts while the trial runs
                         dashboard.trial_finished(trial, config, sf, pairs, pruned=True)
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
-        score = _record(trial, pairs, keep_pairs=checkpoint or duel is not None)
+        score = _record(trial, pairs, labels, keep_pairs=checkpoint or duel is not None)
         if dashboard is not None:
             dashboard.trial_finished(trial, config, sf, pairs, pruned=False,
                                      duel=duel["minus"] if duel is not None else None)
+        if sf.multi_objective:
+            return score, _cost(trial, pairs)
         return score
 
     return objective
@@ -276,9 +289,20 @@ def _checkpoint_prune(trial: optuna.Trial, sf: StudyFile, pairs: list[PairResult
                         fractions=sf.pruner.checkpoints)
 
 
-def _record(trial: optuna.Trial, pairs: list[PairResult], keep_pairs: bool = False) -> float:
+def _cost(trial: optuna.Trial, pairs: list[Any]) -> float:
+    """The tuned engine's milliseconds per move over the trial's games (the cost
+    objective), kept as the user attribute ``ms_per_move``."""
+    games = [p for pool in pairs for p in getattr(pool, "pairs", (pool,))]
+    moves = sum(p.a_moves for p in games)
+    cost = 1000.0 * sum(p.a_seconds for p in games) / moves if moves else 0.0
+    trial.set_user_attr("ms_per_move", cost)
+    return cost
+
+
+def _record(trial: optuna.Trial, pairs: list[Any], labels: Sequence[str] = (),
+            keep_pairs: bool = False) -> float:
     ordered = sorted(pairs, key=lambda p: p.index)
-    stats = stats_of(ordered)
+    stats = stats_of(ordered, labels)
     for key, value in stats.to_dict().items():
         trial.set_user_attr(key, value)
     if keep_pairs:  # what later trials' checkpoints compare with, opening by opening
@@ -324,7 +348,7 @@ def tune(
                                            "answer": sf.answer,
                                            "planned_pairs": sf.trials * sf.pairs})
         with experimental_ok():
-            study.set_metric_names([sf.objective_name])
+            study.set_metric_names([sf.objective_name, COST_NAME][:len(sf.objectives)])
         if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
             study.enqueue_trial(dict(sf.start_params), user_attrs={"start_from": sf.start_from})
         else:
@@ -390,7 +414,8 @@ def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Stud
     last: Exception | None = None
     for attempt in range(20):
         try:
-            study = optuna.create_study(study_name=name, storage=storage, direction="maximize",
+            study = optuna.create_study(study_name=name, storage=storage,
+                                        directions=DIRECTIONS[:len(sf.objectives)],
                                         sampler=sampler, pruner=make_pruner(sf.pruner))
             return study, True
         except optuna.exceptions.DuplicatedStudyError:

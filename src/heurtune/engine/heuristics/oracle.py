@@ -24,6 +24,10 @@ corner, ``start_elo`` below the optimum.
 ``skewed``
     4 parameters, optimum off centre (60), each term four times as steep above
     its optimum as below: a landscape no quadratic fits exactly.
+``broad``
+    a broad search, not a fine-tuning: 4 parameters, each a well 60 Elo deep and
+    about 40 wide (a Gaussian, flat far from its optimum), the optima off centre,
+    the baseline 150 Elo below the optimum.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class OracleCase:
     elos: tuple[float, ...]
     optima: tuple[float, ...]
     steep_above: float = 1.0
+    width: float = 0.0  # > 0: a Gaussian well of this width (half ranges), ``elos`` deep
     draw_ratio: float = 0.61
     start_elo: float = 2.0
     description: str = ""
@@ -61,6 +66,8 @@ class OracleCase:
 
     def terms(self, x: np.ndarray) -> np.ndarray:
         dx = (np.asarray(x, dtype=float) - np.asarray(self.optima)) / HALF
+        if self.width > 0:
+            return -np.asarray(self.elos) * (1.0 - np.exp(-0.5 * (dx / self.width) ** 2))
         shape = np.where(dx > 0, self.steep_above, 1.0)
         return -np.asarray(self.elos) * shape * dx * dx
 
@@ -100,6 +107,8 @@ CASES = {c.name: c for c in (
                description="fishtest's setup with the optima off the centre"),
     OracleCase("skewed", (2.0,) * 4, (60.0,) * 4, steep_above=4.0,
                description="4 parameters, optimum at 60, four times steeper above it"),
+    OracleCase("broad", (60.0,) * 4, (40.0, 70.0, 130.0, 160.0), width=0.4, start_elo=150.0,
+               description="a broad search: 4 wells 60 Elo deep, the baseline 150 Elo below"),
 )}
 
 
