@@ -145,7 +145,7 @@ class Dashboard:
         stats = stats_of(sorted(pairs, key=lambda p: p.index))
         against = ("the sampler's other weights (" + ", ".join(
             f"{k} = {_value(v)}" for k, v in duel.items()) + ")" if duel is not None
-            else f"`{sf.opponent_spec}`")
+            else f"`{sf.opponent_spec}`" if len(sf.pool) == 1 else f"the {sf.opponents_text}")
         save_note(trial, trial_note(trial.number, stats, sf.pairs, against,
                                     dict(trial.params), pruned))
         store = self.store()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
@@ -43,6 +44,7 @@ from heurtune.match.records import pair_records
 from heurtune.match.runner import MatchRunner
 from heurtune.tomlio import check_writable
 from heurtune.tuning import experimental_ok
+from heurtune.tuning.samplers import best_match_trial
 from heurtune.tuning.confirm import CONFIRM_ATTR, candidate_label, tuning_spec, winner_candidate
 from heurtune.tuning.dashboard import SAMPLE_PAIRS, confirmation_line, study_facts
 from heurtune.tuning.export import best_config
@@ -77,7 +79,9 @@ def build_report(storage_url: str, study_name: str) -> HtmlPage:
     verbosity = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.ERROR)  # the plots' notes on sparse studies
     try:
-        return _build_report(storage_url, study_name)
+        with warnings.catch_warnings():  # Optuna's notes on a multi-objective study's target
+            warnings.simplefilter("ignore", UserWarning)
+            return _build_report(storage_url, study_name)
     finally:
         optuna.logging.set_verbosity(verbosity)
 
@@ -85,7 +89,14 @@ def build_report(storage_url: str, study_name: str) -> HtmlPage:
 def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     study, setup, complete = load_tuned_study(storage_url, study_name, "report on")
     trials = study.get_trials(deepcopy=False)
-    tuned = best_config(storage_url, study_name)
+    if len(study.directions) > 1:  # a Pareto front: shown is its best-scoring member
+        best = best_match_trial(study)
+        assert best is not None  # load_tuned_study found a completed trial
+        tuned = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}") \
+            .with_params(dict(best.params), name=f"{study_name}-trial-{best.number}")
+        tuned = replace(tuned, provenance={"trial": best.number})
+    else:
+        tuned = best_config(storage_url, study_name)
     base = EngineConfig.from_dict(setup["engine"], source=f"study {study_name!r}")
     opponent = EngineConfig.from_dict(setup["opponent"], source=f"study {study_name!r}")
     page = HtmlPage(f"Study {study_name}: {base.game} heuristic {base.heuristic} "
@@ -95,17 +106,26 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     page.heading("Optimisation history")
     page.figure(history_figure(trials, study.user_attrs.get("objective", "score")))
 
+    # a multi-objective study: the plots show its score (the first objective)
+    multi = len(study.directions) > 1
+    on_score: dict[str, Any] = ({"target": lambda t: t.values[0], "target_name": "score"}
+                                if multi else {})
+    if multi:
+        page.heading("Pareto front: score against the tuned engine's milliseconds per move")
+        page.figure(optuna.visualization.plot_pareto_front(
+            study, target_names=["score", "ms per move"]))
     page.heading("Parameter importances")
     important = _importances(study, complete)
     if important:
         with experimental_ok():
             page.figure(optuna.visualization.plot_param_importances(
-                study, evaluator=PedAnovaImportanceEvaluator()))
+                study, evaluator=PedAnovaImportanceEvaluator(), **_importance_target(study)))
         page.heading("Slices and contours of the most important parameters")
-        page.figure(optuna.visualization.plot_slice(study, params=important[:SLICE_PARAMS]))
+        page.figure(optuna.visualization.plot_slice(study, params=important[:SLICE_PARAMS],
+                                                    **on_score))
         if len(important) > 1:
             page.figure(optuna.visualization.plot_contour(
-                study, params=important[:CONTOUR_PARAMS]))
+                study, params=important[:CONTOUR_PARAMS], **on_score))
     else:
         page.text("Importances need at least two completed trials whose parameters differ.",
                   note=True)
@@ -158,10 +178,18 @@ def _importances(study: optuna.Study, complete: Sequence[FrozenTrial]) -> list[s
     try:
         with experimental_ok():
             ranked = optuna.importance.get_param_importances(
-                study, evaluator=PedAnovaImportanceEvaluator())
+                study, evaluator=PedAnovaImportanceEvaluator(), **_importance_target(study))
     except (ValueError, RuntimeError):
         return []
     return list(ranked)
+
+
+def _importance_target(study: optuna.Study) -> dict[str, Any]:
+    """For a multi-objective study: importances for the score (negated: PED-ANOVA
+    looks at the lowest values, and a higher score is better)."""
+    if len(study.directions) < 2:
+        return {}
+    return {"target": lambda t: -t.values[0]}
 
 
 def _score(trial: FrozenTrial) -> tuple[float, float, float] | None:

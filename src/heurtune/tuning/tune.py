@@ -54,7 +54,7 @@ from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
 from heurtune.tuning.samplers import (DUEL_ATTR, SAMPLER_ATTR, TrialSeededSampler,
-                                     best_match_trial, make_sampler)
+                                     best_match_trial, make_sampler, trial_score)
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
 
@@ -401,7 +401,7 @@ def tune(
         finished=sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED)),
         ran=ran,
         best_number=best.number if best else None,
-        best_value=best.value if best else None,
+        best_value=trial_score(best) if best else None,
         best_params=dict(best.params) if best else {},
     )
 
