@@ -111,7 +111,7 @@ def test_a_pool_scores_the_weighted_mean_and_keeps_each_opponents_score(
     ('opponent = "isolation:ab_open"\nopponents = ["isolation:ab_open"]', "", "not both"),
     ('opponents = ["isolation:nobody"]', "", "unknown preset 'isolation:nobody'"),
     ('opponents = ["morris:seed"]', "", "plays morris, not isolation"),
-    ('opponent = "isolation:ab_open"', 'budget = "time"', "needs time_ms in [1, 600000]"),
+    ('opponent = "isolation:ab_open"', 'budget = "time"', "needs time_ms in [0.05, 600000]"),
     ('opponent = "isolation:mm_open"', 'budget = "time"\ntime_ms = 5', "minimax"),
     ('opponent = "isolation:ab_open"', "time_ms = 5", 'time_ms goes with budget = "time"'),
     ('opponent = "isolation:ab_open"', 'budget = "clock"', "budget must be one of nodes, time"),

@@ -289,6 +289,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
         f"{summary.best_value:.3f}" if summary.best_value is not None
         else f"study {summary.study_name!r}: no completed trial yet"
     )
+    if summary.answer:  # what export writes unconfirmed (a duel sampler's, the model's...)
+        print(summary.answer)
     if sf.confirm is not None and summary.best_value is not None and summary.finished >= target:
         from dataclasses import replace
 

@@ -15,7 +15,7 @@ configuration file looks like::
     algorithm = "alphabeta"   # or "minimax"
     depth = 64                # maximum depth (plies)
     nodes = 20000             # node budget per move, 0 = none
-    time_ms = 0               # time limit per move, 0 = none
+    time_ms = 0               # time limit per move in ms (fractions too), 0 = none
     # table = true            # transposition table (default: the game's)
     # tt_min_depth = 0        # probe it only with this many plies left
     # leaf_order = "full"     # leaf parents' move order: full | killers | none
@@ -27,6 +27,7 @@ configuration file looks like::
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -45,6 +46,15 @@ _TOP_KEYS = {"game", "heuristic", "name", "description", "params", "search", "ru
 def _int(section: str, key: str, value: Any, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise HeurtuneError(f"{section}.{key} must be an integer in [{low}, {high}], got {value!r}")
+    return value
+
+
+def _number(section: str, key: str, value: Any, low: float, high: float) -> float | int:
+    """A number in [low, high] (an integer stays one, so engine files keep ``0``)."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or not low <= value <= high):
+        raise HeurtuneError(f"{section}.{key} must be a number in [{low:g}, {high:g}], "
+                            f"got {value!r}")
     return value
 
 
@@ -92,7 +102,7 @@ class SearchSettings:
     algorithm: str = "alphabeta"
     depth: int = 64
     nodes: int = 0
-    time_ms: int = 0
+    time_ms: float = 0  # milliseconds per move (0: no limit); fractions allowed
     tt_bits: int | None = None
     table: bool | None = None
     tt_min_depth: int | None = None
@@ -118,7 +128,7 @@ class SearchSettings:
             algorithm=algorithm,
             depth=_int("search", "depth", data.get("depth", cls.depth), 1, MAX_PLY - 2),
             nodes=_int("search", "nodes", data.get("nodes", cls.nodes), 0, 10**12),
-            time_ms=_int("search", "time_ms", data.get("time_ms", cls.time_ms), 0, 10**8),
+            time_ms=_number("search", "time_ms", data.get("time_ms", cls.time_ms), 0, 10**8),
             tt_bits=None if tt_bits is None else _int("search", "tt_bits", tt_bits, 10, 28),
             table=None if table is None else _bool("search", "table", table),
             tt_min_depth=(None if tt_min_depth is None

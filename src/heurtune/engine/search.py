@@ -508,7 +508,7 @@ class Searcher:
         algorithm: str = "alphabeta",
         depth: int = 64,
         nodes: int = 0,
-        time_ms: int = 0,
+        time_ms: float = 0,
         seed: int = 0,
         table: bool = True,
         tt_min_depth: int = 0,

@@ -331,10 +331,10 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     if budget not in BUDGETS:
         raise HeurtuneError(f"{w}: budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
     if budget == "time":  # every engine the same time per move, no other limit
-        time_ms = _typed(study.get("time_ms", 0), int, f"{w}: time_ms")
-        if not 1 <= time_ms <= 600_000:
-            raise HeurtuneError(f"{w}: budget = \"time\" needs time_ms in [1, 600000], "
-                                f"got {time_ms}")
+        time_ms = _typed(study.get("time_ms", 0), float, f"{w}: time_ms")
+        if not 0.05 <= time_ms <= 600_000:
+            raise HeurtuneError(f"{w}: budget = \"time\" needs time_ms in [0.05, 600000], "
+                                f"got {time_ms:g}")
         try:
             base = _timed(base, time_ms)
             pool = [PoolMember(_timed(m.engine, time_ms), m.spec, m.weight) for m in pool]
@@ -449,7 +449,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     )
 
 
-def _timed(engine: EngineConfig, time_ms: int) -> EngineConfig:
+def _timed(engine: EngineConfig, time_ms: float) -> EngineConfig:
     """The engine searching ``time_ms`` per move, as deep as that allows (alpha-beta
     only: minimax has no time limit; a random mover needs none)."""
     from dataclasses import replace

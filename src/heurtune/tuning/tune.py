@@ -102,6 +102,7 @@ class TuneSummary:
     best_number: int | None
     best_value: float | None
     best_params: dict[str, Any]
+    answer: str = ""  # what export writes unconfirmed, when it is not the best trial
 
 
 TrialCallback = Callable[[optuna.trial.FrozenTrial], None]
@@ -395,6 +396,18 @@ def tune(
                     break
                 ran += bool(mine) and mine[-1].state in FINISHED
     best = best_match_trial(study)
+    answer = ""
+    if best is not None and not sf.multi_objective:
+        from heurtune.tuning.answers import default_answer
+
+        found = default_answer(study, sf.base)
+        if found.name != "best":
+            gain = found.detail.get("gain")
+            answer = (f"{found.label}: " + " ".join(f"{k}={v:.3g}" if isinstance(v, float)
+                                                    else f"{k}={v}"
+                                                    for k, v in found.params.items())
+                      + (f" (model: {gain:+.1f} +- {found.detail['gain_sd']:.1f} Elo over the "
+                         "baseline)" if gain is not None else ""))
     return TuneSummary(
         study_name=name,
         storage=storage_url,
@@ -403,6 +416,7 @@ def tune(
         best_number=best.number if best else None,
         best_value=trial_score(best) if best else None,
         best_params=dict(best.params) if best else {},
+        answer=answer,
     )
 
 
