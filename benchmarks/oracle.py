@@ -90,6 +90,8 @@ FULL_EXTRA = [
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 200_000),
     Config("tpe-50", "tpe", 50, 200_000),
+    Config("tpe-100", "tpe", 100, 100_000),
+    Config("multivariate-tpe-100", "multivariate-tpe", 100, 100_000),  # search = "broad"
     Config("tpe-1000", "tpe", 1000, 200_000),
     Config("cmaes-50", "cmaes", 50, 200_000),
 ]

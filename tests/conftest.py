@@ -20,6 +20,7 @@ trials = 5
 pairs = 4
 seed = 3
 jobs = 1
+sampler = "tpe"
 
 [engine]
 heuristic = "weighted"

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from heurtune.cli import main
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchResult, MatchRunner, MatchSpec
 from heurtune.match.stats import PAIR_VALUES, elo, logistic_score
@@ -25,6 +24,7 @@ from heurtune.tuning.calibrate import (
     resolved_elo,
 )
 from heurtune.tuning.studyfile import load_study_file
+from helpers import cli
 
 # a fast study: Isolation, depth-2 alpha-beta against 3-ply minimax
 TINY = """
@@ -64,12 +64,6 @@ def tiny_study(tmp_path: Path, opponent: str = "isolation:mm_improved") -> Path:
     path = tmp_path / "tiny.toml"
     path.write_text(TINY.format(opponent=opponent))
     return path
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- planning ----------------------------------------------------------------------

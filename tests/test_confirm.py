@@ -3,7 +3,6 @@ the export's confirmation block, the study file's [confirm] section, bad input."
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import optuna
@@ -16,6 +15,7 @@ from heurtune.match.openings import opening_images
 from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.tune import SETUP_ATTR
+from helpers import cli, digest
 
 STUDY = """
 [study]
@@ -27,6 +27,7 @@ pairs = 6
 seed = 3
 jobs = 1
 opening_plies = 3
+sampler = "tpe"
 
 [engine]
 heuristic = "weighted"
@@ -38,12 +39,6 @@ depth = 2
 kind = "none"
 {confirm}
 """
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -161,10 +156,6 @@ def test_a_confirm_section_confirms_at_the_end_of_tune(tmp_path, capsys) -> None
     assert verdict["pairs"] == 6
     code, out, _ = cli(capsys, "tune", str(sf), "--storage", url)  # nothing new: not again
     assert code == 0 and "confirmed already" in out
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.mark.parametrize("argv,message", [

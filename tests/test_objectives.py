@@ -4,16 +4,15 @@ fine / broad defaults of a study file."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import optuna
 import pytest
 
-from heurtune.cli import main
 from heurtune.engine.config import EngineConfig
 from heurtune.tuning.confirm import CONFIRM_ATTR
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
+from helpers import ISOLATION_PINS, cli, digest
 
 STUDY = """
 [study]
@@ -34,18 +33,7 @@ heuristic = "weighted"
 algorithm = "alphabeta"
 depth = 2
 
-[params]
-own2 = 0.0
-opp2 = 0.0
-centrality = 0.0
-distance = 0.0
-region = 0.0
-partition = 0.0
-territory = 0.0
-contested = 0.0
-resolution = 0.0
-own_start = 1.0
-opp_start = 1.0
+""" + ISOLATION_PINS + """opp_start = 1.0
 {tail}
 """
 
@@ -57,16 +45,6 @@ def write(tmp_path: Path, versus: str = POOL, trials: int = 3, extra: str = "",
     path = tmp_path / "p.toml"
     path.write_text(STUDY.format(versus=versus, trials=trials, extra=extra, tail=tail))
     return str(path)
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "absent"
 
 
 def test_a_pool_scores_the_weighted_mean_and_keeps_each_opponents_score(

@@ -72,7 +72,7 @@ def test_a_hopeless_trial_is_pruned_at_a_checkpoint_and_reports_its_running_scor
         tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     sf = tmp_path / "q.toml"
     sf.write_text('[study]\nname = "q"\ngame = "morris"\nopponent = "morris:seed-ab"\n'
-                  'trials = 1\npairs = 40\nseed = 3\njobs = 1\n[engine]\nheuristic = "seed"\n'
+                  'trials = 1\npairs = 40\nseed = 3\njobs = 1\nsampler = "tpe"\n[engine]\nheuristic = "seed"\n'
                   '[engine.search]\nalgorithm = "alphabeta"\ndepth = 3\n')
     url = f"sqlite:///{tmp_path / 'q.db'}"
     assert main(["tune", str(sf), "--storage", url]) == 0

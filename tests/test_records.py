@@ -11,25 +11,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from heurtune.cli import main
 from heurtune.engine.config import resolve_engine
 from heurtune.games import ONGOING, game_names, get_game
 from heurtune.games.base import UNFINISHED
-from heurtune.match.records import (pair_records, read_records, replay_positions, replay_text,
+from heurtune.match.records import (pair_records, read_records, replay_positions,
                                      write_records)
 from heurtune.match.runner import MatchRunner, MatchSpec
+from helpers import cli
 
 # cheap engines per game: depth 1 (Halma with a short ply limit: adjudicated)
 ENGINES = {"morris": ("morris:seed-ab", "morris:seed-ab"), "isolation": ("isolation:ab_open",
                                                                            "isolation:random"),
            "gomoku": ("gomoku:seed", "gomoku:random"), "halma": ("halma:distance", "halma:random")}
 RULES = {"halma": {"max_plies": 120}}
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _shallow(spec: str, game: str):  # type: ignore[no-untyped-def]

@@ -9,19 +9,12 @@ import shutil
 from pathlib import Path
 
 import optuna
-import pytest
 from optuna.artifacts import get_all_artifact_meta
 from optuna_dashboard import get_note
 
-from heurtune.cli import main
 from heurtune.match.records import read_records, replay_positions
 from heurtune.tuning.tune import SETUP_ATTR
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from helpers import cli
 
 
 def _study(small_study) -> optuna.Study:  # type: ignore[no-untyped-def]

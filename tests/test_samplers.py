@@ -12,7 +12,6 @@ import optuna
 import pytest
 from scipy.stats import chi2
 
-from heurtune.cli import main
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace
@@ -26,6 +25,7 @@ from heurtune.tuning.samplers import (DUEL_ATTR, SAMPLERS, SamplerSpec, SpsaSamp
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.tune import tune
+from helpers import ISOLATION_PINS, cli
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -47,18 +47,7 @@ heuristic = "weighted"
 algorithm = "alphabeta"
 depth = 2
 
-[params]
-own2 = 0.0
-opp2 = 0.0
-centrality = 0.0
-distance = 0.0
-region = 0.0
-partition = 0.0
-territory = 0.0
-contested = 0.0
-resolution = 0.0
-own_start = 1.0
-{extra}
+""" + ISOLATION_PINS + """{extra}
 """
 
 
@@ -68,12 +57,6 @@ def write(tmp_path: Path, sampler: str, trials: int = 4, extra: str = "",
     path.write_text(STUDY.format(trials=trials, extra=extra,
                                  study_extra=f'sampler = "{sampler}"\n{study_extra}'))
     return str(path)
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("sampler", [s for s in SAMPLERS if s != "gp"] + ["gp"])

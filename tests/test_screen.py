@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import pytest
 
-from heurtune.cli import main
 from heurtune.engine.params import CategoricalParam, FloatParam, IntParam
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchResult, MatchSpec
@@ -18,7 +16,8 @@ from heurtune.match.stats import paired_difference
 from heurtune.tuning.screen import save_png, screen, screen_games, screen_points
 from heurtune.tuning.studyfile import load_study_file
 
-from test_calibrate import cli, tiny_study
+from helpers import cli
+from test_calibrate import tiny_study
 
 MORRIS = """
 [study]

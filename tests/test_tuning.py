@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import uuid
@@ -11,12 +10,12 @@ from pathlib import Path
 import optuna
 import pytest
 
-from heurtune.cli import main
 from heurtune.engine.config import resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.tuning.export import best_config
 from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.tune import SETUP_ATTR
+from helpers import cli, digest
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -30,6 +29,7 @@ pairs = 3
 seed = 5
 jobs = 1
 opening_plies = 4
+sampler = "tpe"
 
 [engine]
 heuristic = "seed"
@@ -51,16 +51,6 @@ def study_file(tmp_path: Path, extra: str = "", pruner: str = "wilcoxon", name: 
     path = tmp_path / f"{name}.toml"
     path.write_text(STUDY.format(extra=extra, pruner=pruner))
     return str(path)
-
-
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "absent"
 
 
 def test_shipped_study_file_is_valid() -> None:

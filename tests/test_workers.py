@@ -35,6 +35,7 @@ pairs = {pairs}
 seed = 3
 jobs = 1
 opening_plies = 2
+sampler = "tpe"
 
 [engine]
 heuristic = "weighted"

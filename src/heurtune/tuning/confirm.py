@@ -26,7 +26,6 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
-from heurtune.match.play import PairResult
 from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec, stats_of
 from heurtune.match.stats import Sprt, paired_difference
 from heurtune.tuning.answers import study_answers

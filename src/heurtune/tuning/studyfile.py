@@ -61,7 +61,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.match.runner import MatchSpec
 from heurtune.games import get_game
 from heurtune.tomlio import read_toml
-from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, check_space
+from heurtune.tuning.samplers import SamplerSpec, check_space
 
 # what ``export`` writes for an unconfirmed study (confirm plays all of them):
 # the best trial, the mean of the best trials' weights, the quadratic model's

@@ -1,0 +1,36 @@
+"""What many test files share: running the command line, a file's digest (to
+show stored data unchanged), and the [params] block of a tiny Isolation study."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from heurtune.cli import main
+
+# the weighted family with every weight pinned but own_end, opp_start and opp_end:
+# trials that search three numbers play quickly
+ISOLATION_PINS = """[params]
+own2 = 0.0
+opp2 = 0.0
+centrality = 0.0
+distance = 0.0
+region = 0.0
+partition = 0.0
+territory = 0.0
+contested = 0.0
+resolution = 0.0
+own_start = 1.0
+"""
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    """``heurtune ARGV``: its exit code, standard output and standard error."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def digest(path: Path) -> str:
+    """The file's SHA-256 ("absent" where there is none)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "absent"
