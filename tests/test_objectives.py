@@ -189,4 +189,4 @@ def test_fine_and_broad_searches_choose_the_defaults(tmp_path) -> None:  # type:
     given.write_text('[study]\ngame = "isolation"\nopponent = "isolation:ab_open"\nsearch = '
                      '"broad"\nsampler = "tpe"\npairs = 7\n[engine]\nheuristic = "weighted"\n')
     sf = load_study_file(given)
-    assert (sf.sampler.kind, sf.pairs, sf.answer) == ("tpe", 7, "top-mean")
+    assert (sf.sampler.kind, sf.pairs, sf.answer) == ("tpe", 7, SEARCH_DEFAULTS["broad"]["answer"])

@@ -278,3 +278,26 @@ def test_top_mean_averages_the_best_trials_by_kind_of_parameter() -> None:
     out = _top_mean(space, trials)
     assert out["f"] == pytest.approx(3.0) and out["g"] == pytest.approx(10.0)
     assert out["i"] == 2 and out["c"] == "y"
+
+
+def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each duel trial draws openings of its own; the confirmation's fresh openings
+    are none of them (nor the baseline trial's)."""
+    from heurtune.match.runner import MatchSpec
+    from heurtune.tuning.confirm import confirm_study
+    from heurtune.tuning.samplers import duel_seed
+    from heurtune.tuning.studyfile import ConfirmOptions
+
+    path = oracle_study(tmp_path, "fishtest", "duels", 4, 5)
+    study, base = run_oracle(path, 400, 5)
+    sf = load_study_file(path)
+    seen = set(sf.match_spec().openings())
+    duels = [t for t in study.trials if DUEL_ATTR in t.system_attrs]
+    for t in duels:
+        seen |= set(MatchSpec(base, base, 4, duel_seed(sf.seed, t.number), 3).openings())
+    assert len(seen) == 4 * (len(duels) + 1)  # a million 3-ply openings: no repeats here
+    verdict = confirm_study(f"memory:{path}", "o", ConfirmOptions(pairs=30),
+                            runner=OracleRunner(seed=5))
+    assert verdict["excluded_study_openings"] == len(seen)
+    assert not {tuple(op) for op in verdict["openings"]} & seen
+    assert {c["answer"] for c in verdict["candidates"]} <= {"duels", "trial"}

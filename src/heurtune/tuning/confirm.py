@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from optuna.trial import FrozenTrial, TrialState
@@ -29,7 +29,8 @@ from heurtune.errors import HeurtuneError
 from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec, stats_of
 from heurtune.match.stats import Sprt, paired_difference
 from heurtune.tuning.answers import study_answers
-from heurtune.tuning.samplers import is_baseline, match_trials, trial_score
+from heurtune.tuning.samplers import (duel_of, duel_seed, is_baseline, match_trials,
+                                     trial_score)
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import ConfirmOptions
 from heurtune.tuning.tune import load_tuned_study
@@ -109,6 +110,19 @@ def tuning_spec(setup: dict[str, Any], base: EngineConfig, opponent: EngineConfi
                      every_class=setup.get("openings") == "all")
 
 
+def duel_openings(study: Any, setup: dict[str, Any], tuning: MatchSpec) -> tuple[tuple[int, ...], ...]:
+    """The openings the study's duel trials played (each drew its own): the fresh
+    openings leave them out too, so a duel sampler's answer is confirmed on
+    positions its duels never saw."""
+    out: list[tuple[int, ...]] = []
+    for t in study.get_trials(deepcopy=False):
+        if duel_of(t) is None or t.state != TrialState.COMPLETE:
+            continue
+        spec = replace(tuning, seed=duel_seed(int(setup["seed"]), t.number), every_class=False)
+        out.extend(spec.openings())
+    return tuple(out)
+
+
 def study_pool(setup: dict[str, Any], study_name: str) -> list[tuple[EngineConfig, float]]:
     """The study's opponents and their weights (one, weight 1, unless it tunes
     against a pool)."""
@@ -149,7 +163,7 @@ def confirm_study(
     baseline = next((c for c in candidates if c.baseline), None)
 
     tuning = tuning_spec(setup, base, opponent)
-    tuning_openings = tuple(tuning.openings())
+    tuning_openings = tuple(tuning.openings()) + duel_openings(study, setup, tuning)
     seed = options.seed if options.seed is not None else (int(setup["seed"]) + 1) % (SEED_MAX + 1)
     plies = options.opening_plies if options.opening_plies is not None else tuning.plies
     fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings)

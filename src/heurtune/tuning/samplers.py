@@ -288,6 +288,12 @@ def is_baseline(trial: FrozenTrial) -> bool:
     return bool(trial.user_attrs.get("baseline")) or bool(trial.user_attrs.get("start_from"))
 
 
+def duel_seed(study_seed: int, number: int) -> int:
+    """The match seed of duel trial ``number``: its openings and tie-breaks, its own
+    (confirmation regenerates the openings to leave them out)."""
+    return mix_seed(study_seed, number, 0xD0E1) & SEED_MASK
+
+
 def duel_of(trial: FrozenTrial) -> dict[str, Any] | None:
     """A duel trial's other side and bookkeeping (None: the trial played the match)."""
     duel = trial.system_attrs.get(DUEL_ATTR)

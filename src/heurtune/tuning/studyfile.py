@@ -15,7 +15,7 @@ Example (``studies/morris.toml``)::
     #                         # opening of every symmetry class, where they are few)
     seed = 42                 # openings, sampler and tie-breaks
     # search = "fine"         # the defaults of sampler, pairs and answer: fine (duels,
-    #                         # 16, its own answer) | broad (multivariate-tpe, 100, top-mean)
+    #                         # 16, its own answer) | broad (spsa, 32, its iterate)
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc | cmaes | gp | spsa | duels
     # answer = "auto"         # what export writes unconfirmed: auto | best | top-mean | model | sampler
     # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
@@ -74,7 +74,7 @@ BUDGETS = ("nodes", "time")  # the engines' own limits, or the same time per mov
 # optimum (the default), or a broad first search far from it
 SEARCH_DEFAULTS: dict[str, dict[str, Any]] = {
     "fine": {"sampler": "duels", "pairs": 16, "answer": "auto"},
-    "broad": {"sampler": "multivariate-tpe", "pairs": 100, "answer": "top-mean"},
+    "broad": {"sampler": "spsa", "pairs": 32, "answer": "auto"},
 }
 # per-trial: each trial samples from its own stream (the study seed mixed with the
 # trial number), so parallel and resumed workers never repeat each other's draws;

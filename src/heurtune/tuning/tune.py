@@ -48,13 +48,13 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.errors import HeurtuneError
-from heurtune.match.play import PairResult, mix_seed
-from heurtune.match.runner import SEED_MAX, MatchRunner, MatchSpec, stats_of
+from heurtune.match.play import PairResult
+from heurtune.match.runner import MatchRunner, MatchSpec, stats_of
 from heurtune.tuning import experimental_ok
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
 from heurtune.tuning.samplers import (DUEL_ATTR, SAMPLER_ATTR, TrialSeededSampler,
-                                     best_match_trial, make_sampler, trial_score)
+                                     best_match_trial, duel_seed, make_sampler, trial_score)
 from heurtune.tuning.storage import load_study, open_storage
 from heurtune.tuning.studyfile import PrunerSpec, StudyFile
 
@@ -223,7 +223,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         if duel is not None:  # the sampler's other weights, on openings of this trial's own
             other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
             spec = MatchSpec(config, other, sf.pairs,
-                             mix_seed(sf.seed, trial.number, 0xD0E1) & SEED_MAX,
+                             duel_seed(sf.seed, trial.number),
                              sf.opening_plies, by_symmetry=sf.distinct_openings == "symmetry")
             stream = runner.iter_pairs(spec, spec.openings(), keep_games=keep)
         else:
