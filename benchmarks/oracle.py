@@ -88,12 +88,12 @@ FULL_EXTRA = [
     Config("duels-8", "duels", 8, 64_000),
     Config("duels-64", "duels", 64, 64_000),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
-    Config("spsa-8", "spsa", 8, 200_000),
-    Config("tpe-50", "tpe", 50, 200_000),
+    Config("spsa-8", "spsa", 8, 100_000),
+    Config("tpe-50", "tpe", 50, 50_000),
     Config("tpe-100", "tpe", 100, 100_000),
-    Config("multivariate-tpe-100", "multivariate-tpe", 100, 100_000),  # search = "broad"
-    Config("tpe-1000", "tpe", 1000, 200_000),
-    Config("cmaes-50", "cmaes", 50, 200_000),
+    Config("multivariate-tpe-100", "multivariate-tpe", 100, 100_000),
+    Config("tpe-1000", "tpe", 1000, 100_000),
+    Config("cmaes-50", "cmaes", 50, 50_000),
 ]
 
 

@@ -185,7 +185,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                on_pair: Callable[[int, PairResult], None] | None,
                target: int, guard: _InterruptsInObjective | None = None,
                dashboard: Dashboard | None = None,
-               ) -> Callable[[optuna.Trial], float]:
+               ) -> Callable[[optuna.Trial], float | tuple[float, float]]:
     per_opening = sf.pruner.kind == "wilcoxon"
     checkpoint = sf.pruner.kind == "checkpoint"
 
