@@ -107,9 +107,12 @@ def checkpoints(budget: int) -> list[int]:
 
 
 def study_file(path: Path, case: str, cfg: Config, seed: int) -> Path:
+    # SPSA's classic schedule decays over the pairs the study plans (trials x pairs):
+    # plan the budget (its trials are never pruned); the others stop at the budget
+    trials = cfg.budget // (2 * cfg.pairs) + 1 if cfg.sampler == "spsa" else 10_000_000
     data: dict[str, Any] = {
         "study": {"name": "oracle", "game": GAME, "opponent": f"{GAME}:{case}",
-                  "trials": 10_000_000, "pairs": cfg.pairs, "seed": seed, "jobs": 1},
+                  "trials": trials, "pairs": cfg.pairs, "seed": seed, "jobs": 1},
         "engine": {"heuristic": case},
         "sampler": {"kind": cfg.sampler, **cfg.options},
     }
