@@ -1,7 +1,7 @@
 """Which optimiser needs the fewest games? The simulated-oracle benchmark.
 
     python benchmarks/oracle.py --case fishtest [--seeds 20] [--json] [--plot FILE]
-                                [--optimisers duels,spsa,...] [--full] [--table FILE]
+                                [--optimisers duels,spsa,...] [--full] [--out FILE] [--budget N]
     python benchmarks/oracle.py --validate-spsa [--seeds 50]
 
 Each run is a real heurtune study (a study file written for the oracle's
@@ -53,10 +53,10 @@ from heurtune.tomlio import write_toml
 from heurtune.tuning.answers import study_answers
 from heurtune.tuning.samplers import SAMPLERS
 from heurtune.tuning.storage import load_study, open_storage
-from heurtune.tuning.studyfile import load_study_file
+from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
 from heurtune.tuning.tune import tune
 
-DEFAULT = "duels"  # the configuration heurtune uses by default (studyfile.DEFAULT_SAMPLER)
+DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses by default
 THRESHOLDS = (1.0, 0.5)
 WORSE = 1e-6  # Elo: an answer this much below the baseline counts as worse
 
@@ -250,6 +250,8 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--out", default="", help="also write the full results as JSON here")
     ap.add_argument("--plot", default="", help="write the loss curves as a PNG here")
+    ap.add_argument("--budget", type=int, default=0,
+                    help="cap every optimiser's games at this (a quick look; 0: their own)")
     ap.add_argument("--validate-spsa", action="store_true")
     ap.add_argument("--validate-pairs", type=int, default=32)
     args = ap.parse_args()
@@ -263,6 +265,10 @@ def main() -> int:
         if unknown:
             ap.error(f"unknown optimisers {unknown}")
         configs = [c for c in configs if c.name in wanted]
+    if args.budget > 0:
+        from dataclasses import replace
+
+        configs = [replace(c, budget=min(c.budget, args.budget)) for c in configs]
     skipped = {}
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp, oracle_game():

@@ -301,3 +301,23 @@ def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_pat
     assert verdict["excluded_study_openings"] == len(seen)
     assert not {tuple(op) for op in verdict["openings"]} & seen
     assert {c["answer"] for c in verdict["candidates"]} <= {"duels", "trial"}
+
+
+def test_the_oracle_benchmark_runs_from_one_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """benchmarks/oracle.py --json: one object keyed by sampler name, with the
+    default configuration named (a quick run: one seed, a small budget)."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "oracle.py"), "--case", "fishtest", "--seeds",
+         "1", "--optimisers", "duels,spsa,random", "--budget", "4000", "--json",
+         "--plot", str(tmp_path / "p.png")],
+        check=True, capture_output=True, text=True, cwd=tmp_path).stdout
+    data = json.loads(out.strip().splitlines()[-1])
+    assert data["default"] == "duels" and {"duels", "spsa", "random"} <= set(data)
+    for name in ("duels", "spsa", "random"):
+        assert {"games_to_1_elo", "games_to_half_elo", "answer"} <= set(data[name])
+    assert data["spsa"]["answer"] == "spsa" and (tmp_path / "p.png").stat().st_size > 1000
