@@ -49,6 +49,12 @@ def _rules(items: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+def _params_text(params: Any) -> str:
+    """Parameters as ``name=value`` (floats to 3 significant digits)."""
+    return " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
+                    for k, v in params.items())
+
+
 def _progress(total: int | None, desc: str) -> Any:
     from tqdm import tqdm
 
@@ -264,9 +270,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         state = t.state.name.lower()
         bar.write(
             f"trial {t.number:>3} {state:<8} score {value} [{ci[0]:.3f}, {ci[1]:.3f}] "
-            f"over {t.user_attrs.get('games', 0)} games  "
-            + " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                       for k, v in t.params.items()),
+            f"over {t.user_attrs.get('games', 0)} games  " + _params_text(t.params),
             file=sys.stderr,
         )
 
@@ -289,8 +293,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
         f"{summary.best_value:.3f}" if summary.best_value is not None
         else f"study {summary.study_name!r}: no completed trial yet"
     )
-    if summary.answer:  # what export writes unconfirmed (a duel sampler's, the model's...)
-        print(summary.answer)
+    found = summary.answer  # what export writes unconfirmed (a duel sampler's, the model's...)
+    if found is not None:
+        gain = found.detail.get("gain")
+        print(f"{found.label}: {_params_text(found.params)}"
+              + (f" (model: {gain:+.1f} +- {found.detail['gain_sd']:.1f} Elo over the baseline)"
+                 if gain is not None else ""))
     if sf.confirm is not None and summary.best_value is not None and summary.finished >= target:
         from dataclasses import replace
 

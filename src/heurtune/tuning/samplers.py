@@ -168,13 +168,20 @@ class SamplerSpec:
         return {k: v for k, v in self.options.items() if v != table[k].default}
 
 
+def _require_torch(where: str) -> None:
+    """Sampler ``gp`` needs PyTorch, an optional extra: one clear line without it."""
+    if importlib.util.find_spec("torch") is None:
+        raise HeurtuneError(f"{where}sampler 'gp' (Optuna's GPSampler) needs PyTorch: "
+                            "pip install 'heurtune[gp]'")
+
+
 def check_space(spec: SamplerSpec, space: ParamSpace, where: str) -> None:
-    """Refuse a space the sampler cannot search (categorical parameters for the duel samplers)."""
+    """Refuse a space the sampler cannot search (categorical parameters for the duel
+    samplers), or a sampler whose optional extra is missing."""
     if spec.duels:
         UnitBox(space, f"{where}: sampler {spec.kind!r}")
-    if spec.kind == "gp" and importlib.util.find_spec("torch") is None:
-        raise HeurtuneError(f"{where}: sampler 'gp' (Optuna's GPSampler) needs PyTorch: "
-                            "pip install 'heurtune[gp]'")
+    if spec.kind == "gp":
+        _require_torch(f"{where}: ")
 
 
 class TrialSeededSampler(BaseSampler):
@@ -255,9 +262,7 @@ def make_sampler(spec: SamplerSpec, seed: int, seeding: str = "per-study",
                     popsize=o.get("popsize") or None, consider_pruned_trials=False,
                     warn_independent_sampling=False)
         if spec.kind == "gp":
-            if importlib.util.find_spec("torch") is None:
-                raise HeurtuneError("sampler 'gp' (Optuna's GPSampler) needs PyTorch: "
-                                    "pip install 'heurtune[gp]'")
+            _require_torch("")
             return optuna.samplers.GPSampler(seed=seed,
                                              n_startup_trials=o.get("n_startup_trials", 10))
     raise HeurtuneError(f"unknown sampler {spec.kind!r}")

@@ -51,11 +51,12 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from heurtune.engine.config import EngineConfig, SearchSettings, resolve_engine
+from heurtune.engine.search import MAX_PLY
 from heurtune.engine.params import ParamSpace
 from heurtune.errors import HeurtuneError
 from heurtune.match.runner import MatchSpec
@@ -256,6 +257,11 @@ class StudyFile:
         }
 
     @property
+    def planned_pairs(self) -> int:
+        """The pairs the study plans to play (SPSA's classic schedule decays over them)."""
+        return self.trials * self.pairs
+
+    @property
     def baseline_params(self) -> dict[str, Any]:
         """Where the search starts: the start_from engine's weights, else the defaults."""
         return {p.name: self.start_params.get(p.name, self.base.params[p.name])
@@ -452,10 +458,6 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
 def _timed(engine: EngineConfig, time_ms: float) -> EngineConfig:
     """The engine searching ``time_ms`` per move, as deep as that allows (alpha-beta
     only: minimax has no time limit; a random mover needs none)."""
-    from dataclasses import replace
-
-    from heurtune.engine.search import MAX_PLY
-
     if engine.search.algorithm == "minimax":
         raise HeurtuneError(f"budget = \"time\" needs alpha-beta engines: {engine.label} "
                             "searches with minimax, which has no time limit")

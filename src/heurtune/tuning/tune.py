@@ -51,6 +51,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchRunner, MatchSpec, stats_of
 from heurtune.tuning import experimental_ok
+from heurtune.tuning.answers import Answer, default_answer
 from heurtune.tuning.distributions import suggest
 from heurtune.tuning.checkpoints import checkpoint_steps, should_prune, trial_order
 from heurtune.tuning.samplers import (DUEL_ATTR, SAMPLER_ATTR, TrialSeededSampler,
@@ -102,7 +103,7 @@ class TuneSummary:
     best_number: int | None
     best_value: float | None
     best_params: dict[str, Any]
-    answer: str = ""  # what export writes unconfirmed, when it is not the best trial
+    answer: Answer | None = None  # what export writes unconfirmed, when not the best trial
 
 
 TrialCallback = Callable[[optuna.trial.FrozenTrial], None]
@@ -347,7 +348,7 @@ def tune(
         study.set_user_attr("objective", sf.objective_name)
         study.set_user_attr(SAMPLER_ATTR, {"kind": sf.sampler.kind, "options": sf.sampler.given(),
                                            "answer": sf.answer,
-                                           "planned_pairs": sf.trials * sf.pairs})
+                                           "planned_pairs": sf.planned_pairs})
         with experimental_ok():
             study.set_metric_names([sf.objective_name, COST_NAME][:len(sf.objectives)])
         if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
@@ -383,8 +384,7 @@ def tune(
             callbacks.append(lambda _s, t: None if t.user_attrs.get("surplus") else on_trial(t))
         if dashboard is not None:  # the study note follows every finished trial
             callbacks.append(lambda s, _t: dashboard.refresh(s))
-        own = runner is None
-        with (MatchRunner(workers) if own else contextlib.nullcontext(runner)) as play, \
+        with (MatchRunner(workers) if runner is None else contextlib.nullcontext(runner)) as play, \
                 _InterruptsInObjective() as guard:
             objective = _objective(sf, play, openings, on_pair, target, guard, dashboard)
             while _wanted(study, target) and not (until is not None and until(study)):
@@ -396,18 +396,10 @@ def tune(
                     break
                 ran += bool(mine) and mine[-1].state in FINISHED
     best = best_match_trial(study)
-    answer = ""
+    answer = None
     if best is not None and not sf.multi_objective:
-        from heurtune.tuning.answers import default_answer
-
         found = default_answer(study, sf.base)
-        if found.name != "best":
-            gain = found.detail.get("gain")
-            answer = (f"{found.label}: " + " ".join(f"{k}={v:.3g}" if isinstance(v, float)
-                                                    else f"{k}={v}"
-                                                    for k, v in found.params.items())
-                      + (f" (model: {gain:+.1f} +- {found.detail['gain_sd']:.1f} Elo over the "
-                         "baseline)" if gain is not None else ""))
+        answer = found if found.name != "best" else None
     return TuneSummary(
         study_name=name,
         storage=storage_url,
@@ -424,7 +416,7 @@ def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Stud
     """The study and whether this worker created it. Workers starting together on
     a new storage race to create it: the loser of the race loads it instead."""
     sampler = make_sampler(sf.sampler, sf.seed, sf.sampler_seeding, sf.space,
-                           sf.baseline_params, sf.trials * sf.pairs)
+                           sf.baseline_params, sf.planned_pairs)
     last: Exception | None = None
     for attempt in range(20):
         try:
