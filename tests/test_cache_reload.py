@@ -73,3 +73,9 @@ def test_heurtune_functions_use_the_package_wide_stamp(tmp_path) -> None:  # typ
     kernel = copy / "games" / "isolation.py"
     kernel.write_text(kernel.read_text().replace("HIST = 8", "HIST = 9"))
     assert _numba_cache.package_digest(copy) != before
+    # the layers above engine hold no compiled code: editing them recompiles nothing
+    cli = copy / "cli.py" if (copy / "cli.py").exists() else copy / "cli" / "__init__.py"
+    after_kernel = _numba_cache.package_digest(copy)
+    cli.write_text(cli.read_text() + "\n# an edit\n")
+    (copy / "tuning" / "__init__.py").write_text("# an edit\n")
+    assert _numba_cache.package_digest(copy) == after_kernel

@@ -5,8 +5,11 @@ file that defines it. But heurtune's functions inline functions from other
 files (a heuristic inlines its game's kernel; a specialised search inlines
 both), so editing a kernel, or upgrading heurtune, could silently load
 compiled code built from the old kernel. This module registers a cache
-locator for heurtune's own files whose freshness stamp is a digest of *all*
-of heurtune's sources: any change anywhere recompiles everything once.
+locator for heurtune's own files whose freshness stamp is a digest of every
+source that compiled code can see: the ``games`` and ``engine`` packages and
+the package's top-level modules (the layers below ``match`` import nothing
+else). Any change there recompiles everything once; a change in ``match``,
+``tuning`` or ``cli``, which no jitted function can reach, recompiles nothing.
 
 Cache location: ``$NUMBA_CACHE_DIR/heurtune`` when set, else
 ``__pycache__/numba`` inside the package if writable, else
@@ -25,10 +28,23 @@ from numba.core import caching, config
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+COMPILED_LAYERS = ("games", "engine")  # where jitted code lives, and all it imports
+
+
+def compiled_sources(root: Path = PACKAGE_DIR) -> list[Path]:
+    """The sources jitted code can see: the top-level modules and the
+    ``games`` and ``engine`` packages (the layer rules keep them from importing
+    ``match``, ``tuning`` or ``cli``)."""
+    paths = list(root.glob("*.py"))
+    for layer in COMPILED_LAYERS:
+        paths.extend((root / layer).rglob("*.py"))
+    return sorted(paths)
+
+
 def package_digest(root: Path = PACKAGE_DIR) -> str:
-    """A hash of every Python source file under ``root`` (names and contents)."""
+    """A hash of the sources jitted code can see (names and contents)."""
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in compiled_sources(root):
         h.update(str(path.relative_to(root)).encode())
         h.update(path.read_bytes())
     return h.hexdigest()
