@@ -50,11 +50,11 @@ import numpy as np
 from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.match.oracle import GAME, OracleRunner, oracle_game
 from heurtune.tomlio import write_toml
-from heurtune.tuning.answers import study_answers
+from heurtune.tuning.after.answers import study_answers
 from heurtune.tuning.samplers import SAMPLERS
-from heurtune.tuning.storage import load_study, open_storage
+from heurtune.tuning.study import load_study, open_storage
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
-from heurtune.tuning.tune import tune
+from heurtune.tuning import tune
 
 DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses by default
 THRESHOLDS = (1.0, 0.5)

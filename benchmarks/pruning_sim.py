@@ -28,7 +28,7 @@ import numpy as np
 import optuna
 
 from heurtune.match.stats import PAIR_VALUES
-from heurtune.tuning.checkpoints import should_prune
+from heurtune.tuning.pruners import should_prune
 
 ISOLATION_LIKE = (0.10, 0.0, 0.70, 0.0, 0.20)  # LL, LD, DD/WL, WD, WW: mean 0.55
 MORRIS_LIKE = (0.05, 0.15, 0.40, 0.25, 0.15)  # mean 0.5875

@@ -123,7 +123,7 @@ def tune_efficiency(pairs: int, folder: Path) -> dict[str, object]:
     the end of its first trial (the workers are then started and warm) to the end
     of its last."""
     from heurtune.tuning.studyfile import load_study_file
-    from heurtune.tuning.tune import tune
+    from heurtune.tuning import tune
 
     path = folder / "eff.toml"
     path.write_text(TUNE_STUDY.format(pairs=pairs))

@@ -1,13 +1,10 @@
 import os
 import shutil
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable, Iterator
 
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
 
 # A tiny Isolation study (the fastest game) that the dashboard, report and
 # browser tests share: a few trials of a few pairs, confirmed and exported.

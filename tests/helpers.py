@@ -8,6 +8,8 @@ from pathlib import Path
 
 from heurtune.cli import main
 
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+
 # the weighted family with every weight pinned but own_end, opp_start and opp_end:
 # trials that search three numbers play quickly
 ISOLATION_PINS = """[params]

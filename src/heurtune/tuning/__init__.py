@@ -1,19 +1,72 @@
-"""Everything that touches Optuna: study files, storage, the objective, export."""
+"""Tuning: the only layer that imports Optuna.
 
-from __future__ import annotations
+Sub-packages, each with one job (their modules are private unless named here):
 
-import contextlib
-import warnings
-from typing import Iterator
+``studyfile``
+    the study-file format: parse and validate (no storage, no Optuna);
+``study``
+    what a study stores (``schema``: every attribute key, typed records), the
+    storage, and reading trials;
+``samplers``
+    the sampler registry, one module per sampler family, the quadratic model;
+``pruners``
+    the checkpoint rule as an Optuna pruner;
+``run``
+    the objective and :func:`tune`, which tells a :class:`TuneObserver` as it goes;
+``after``
+    answers, :func:`confirm_study`, :func:`export_best`;
+``planning``
+    calibrate and screen, before a study;
+``views``
+    text, optuna-dashboard's notes and artifacts, the HTML report.
 
+The library API is the names below; the command line calls nothing else.
+"""
 
-@contextlib.contextmanager
-def experimental_ok() -> Iterator[None]:
-    """Silence Optuna's ExperimentalWarning around the experimental APIs we rely on
-    on purpose (heartbeats, WilcoxonPruner, QMC and multivariate TPE, metric names),
-    for the command line and library callers alike."""
-    import optuna
+from heurtune.tuning.after import (
+    Answer,
+    best_config,
+    confirm_study,
+    default_answer,
+    export_best,
+    export_pareto,
+    needs_confirmation,
+    study_answers,
+)
+from heurtune.tuning.run import TuneObserver, TuneSummary, tune
+from heurtune.tuning.study import (
+    DEFAULT_STORAGE,
+    StudySetup,
+    TrialResult,
+    Verdict,
+    load_study,
+    open_storage,
+)
+from heurtune.tuning.studyfile import ConfirmOptions, StudyFile, load_study_file
+from heurtune.tuning.views import Dashboard, trials_table, write_report
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        yield
+__all__ = [
+    "DEFAULT_STORAGE",
+    "Answer",
+    "ConfirmOptions",
+    "Dashboard",
+    "StudyFile",
+    "StudySetup",
+    "TrialResult",
+    "TuneObserver",
+    "TuneSummary",
+    "Verdict",
+    "best_config",
+    "confirm_study",
+    "default_answer",
+    "export_best",
+    "export_pareto",
+    "load_study",
+    "load_study_file",
+    "needs_confirmation",
+    "open_storage",
+    "study_answers",
+    "trials_table",
+    "tune",
+    "write_report",
+]

@@ -1,0 +1,90 @@
+"""The ``heurtune`` command line: parse, call, print.
+
+Every command is a :class:`~heurtune.cli._common.Command` (its arguments beside
+its action) in a module of this package, and one line of :data:`COMMANDS`.
+Every user error ends as one line ``heurtune: error: ...`` on stderr and exit
+code 2; an interrupted run exits 130 (finished trials are already stored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from heurtune import __version__
+from heurtune.cli import games, matches, results, studies
+from heurtune.cli._common import Command, Parser
+from heurtune.errors import HeurtuneError
+
+# the commands, in the order ``heurtune --help`` lists them
+COMMANDS: tuple[type[Command], ...] = (
+    games.Perft,
+    matches.Match,
+    matches.Replay,
+    matches.Tournament,
+    studies.Tune,
+    studies.Calibrate,
+    studies.Screen,
+    results.Confirm,
+    results.Export,
+    results.Report,
+    results.Trials,
+    results.DashboardCommand,
+    games.Bench,
+    games.List,
+)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (the running trial is marked failed)."""
+
+
+def _on_sigterm(_signum: int, _frame: object) -> None:
+    raise Terminated()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="heurtune", description="Tune game-AI heuristics by self-play with Optuna.")
+    p.add_argument("--version", action="version", version=f"heurtune {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for kind in COMMANDS:
+        command = kind()
+        s = sub.add_parser(command.name, help=command.help)
+        command.add_arguments(s)
+        s.set_defaults(command_object=command)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command: Command = args.command_object
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        code = int(command.run(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except HeurtuneError as exc:
+        print(f"heurtune: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        detail = (" (a running trial is marked failed; finished trials are stored; the same "
+                  "command resumes)" if command.resumable else "")
+        print(f"heurtune: {what}{detail}", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
+    except BrokenPipeError:  # output piped into `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+__all__ = ["COMMANDS", "Command", "build_parser", "main"]

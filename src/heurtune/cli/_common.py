@@ -1,0 +1,96 @@
+"""What every command shares: the command contract, the parser, argument helpers."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, ClassVar, NoReturn
+
+from heurtune.errors import HeurtuneError
+
+ARTIFACTS_HELP = ("the dashboard's artifact folder (default: beside a SQLite database, "
+                  "studies/heurtune-artifacts for studies/heurtune.db; other storages: none)")
+
+
+class Command:
+    """One ``heurtune`` command: its name and help, its arguments beside its action.
+
+    :meth:`run` only calls the library and prints; a user error is a
+    :class:`HeurtuneError` (one line, exit 2). ``resumable``: an interrupted run
+    leaves finished work stored and the same command resumes (said on Ctrl-C)."""
+
+    name: ClassVar[str]
+    help: ClassVar[str]
+    resumable: ClassVar[bool] = False
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Declare the command's arguments."""
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Do it; the exit code."""
+        raise NotImplementedError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with heurtune's one-line errors (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"heurtune: error: {message} (see {self.prog} --help)\n")
+
+
+def rules(items: Sequence[str] | None) -> dict[str, str]:
+    """``--rule KEY=VALUE`` options as a dict."""
+    out = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise HeurtuneError(f"--rule expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def elo_pair(text: str) -> tuple[float, float]:
+    """``ELO0,ELO1`` as two numbers."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        elo0, elo1 = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise HeurtuneError(f"--sprt takes ELO0,ELO1 (two numbers), got {text!r}") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1)):
+        raise HeurtuneError(f"--sprt bounds must be finite, got {text!r}")
+    return elo0, elo1
+
+
+def pairs_arg(text: str | None) -> int | str | None:
+    """``--pairs``: a positive count, or ``all`` (every symmetry class of opening)."""
+    if text is None or text == "all":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise HeurtuneError(f"--pairs takes a number or 'all', got {text!r}") from None
+    if value < 1:
+        raise HeurtuneError(f"--pairs must be at least 1, got {value}")
+    return value
+
+
+def count(value: int, option: str) -> int:
+    """A count option that must be at least 1."""
+    if value < 1:
+        raise HeurtuneError(f"{option} must be at least 1, got {value}")
+    return value
+
+
+def progress(total: int | None, desc: str) -> Any:
+    """A progress bar on stderr (off when stderr is no terminal)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="pair", file=sys.stderr, disable=None, leave=False)
+
+
+def warn(message: str) -> None:
+    print(f"heurtune: warning: {message}", file=sys.stderr)

@@ -1,0 +1,104 @@
+"""Commands about games and engines: list, perft, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from heurtune.cli._common import Command, rules
+from heurtune.errors import HeurtuneError
+
+MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
+
+
+class Perft(Command):
+    name = "perft"
+    help = "count move sequences from the start position"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("game")
+        s.add_argument("depth", type=int)
+        s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.games import get_game
+        from heurtune.games.perft import perft
+
+        if not 0 <= args.depth <= MAX_PERFT_DEPTH:
+            raise HeurtuneError(f"perft depth must be in [0, {MAX_PERFT_DEPTH}], "
+                                f"got {args.depth}")
+        kernel = get_game(args.game)
+        state = kernel.new_state(rules(args.rule))
+        print(perft(kernel, args.depth, state))
+        return 0
+
+
+class Bench(Command):
+    name = "bench"
+    help = "search speed on fixed positions"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("game")
+        s.add_argument("--heuristic", default=None, help="default: the game's (morris: seed)")
+        s.add_argument("--algorithm", default="alphabeta", choices=["alphabeta", "minimax"])
+        s.add_argument("--depth", type=int, default=None,
+                       help="default: the game's (morris: 7)")
+        s.add_argument("--positions", type=int, default=8)
+        s.add_argument("--table", action=argparse.BooleanOptionalAction, default=None,
+                       help="transposition table on / off (default: the game's)")
+        s.add_argument("--tt-min-depth", type=int, default=None,
+                       help="probe the table only with this many plies left (default: the game's)")
+        s.add_argument("--leaf-order", default=None, choices=["full", "killers", "none"],
+                       help="move order of leaf parents (default: the game's)")
+        s.add_argument("--tt-bits", type=int, default=None,
+                       help="table of 2^N entries (default: the game's)")
+        s.add_argument("--candidates", action=argparse.BooleanOptionalAction, default=None,
+                       help="search the game's candidate moves only (default: the game's)")
+        s.add_argument("--json", action="store_true")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.engine.bench import bench
+
+        settings = {k: v for k, v in (("table", args.table), ("tt_min_depth", args.tt_min_depth),
+                                      ("leaf_order", args.leaf_order), ("tt_bits", args.tt_bits),
+                                      ("candidates", args.candidates))
+                    if v is not None}
+        result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions,
+                       **settings)
+        if args.json:
+            print(json.dumps(result.to_dict()))
+        else:
+            table = " ".join(f"{k}={v}" for k, v in result.settings.items())
+            print(
+                f"{result.game} {result.heuristic} {result.algorithm} depth {result.depth} "
+                f"({table}): {result.positions} positions, time to depth {result.seconds:.3f} s; "
+                f"{result.nodes:,} nodes ({result.last_iteration_nodes:,} in the last iteration)"
+                f" = {result.nodes_per_second:,.0f} nodes/s"
+            )
+        return 0
+
+
+class List(Command):
+    name = "list"
+    help = "games, heuristics, parameter spaces and presets"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("game", nargs="?")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.engine import presets
+        from heurtune.engine.heuristic import heuristics
+        from heurtune.games import game_names, get_game
+
+        for game in [args.game] if args.game else game_names():
+            kernel = get_game(game)
+            print(f"{game}: {kernel.description}")
+            print("  rules: " + ", ".join(f"{r.name}={r.default}" for r in kernel.rules))
+            for name, h in heuristics(game).items():
+                print(f"  heuristic {name}: {h.description}")
+                for row in h.space.describe():
+                    print(f"    {row['name']:<22} default {row['default']:<6} "
+                          f"[{row.get('low')}, {row.get('high')}]  {row['help']}")
+            for name, data in presets(game).items():
+                print(f"  preset {game}:{name}: {data.get('description', '')}")
+        return 0

@@ -1,0 +1,250 @@
+"""Commands on a study's results: confirm, export, report, trials, dashboard."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from heurtune.cli._common import ARTIFACTS_HELP, Command, elo_pair, pairs_arg, progress, warn
+from heurtune.errors import HeurtuneError
+from heurtune.match import DEFAULT_MAX_PAIRS
+from heurtune.tuning import DEFAULT_STORAGE, ConfirmOptions, Dashboard
+from heurtune.tuning.studyfile import DEFAULT_PAIRS, DEFAULT_TOP
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
+                     dashboard: Dashboard) -> None:
+    """Confirm a study, printing one line per candidate and the verdict (and
+    putting it in the study's dashboard note)."""
+    from heurtune.tuning import confirm_study
+    from heurtune.tuning.views import vs_baseline_text
+
+    bar = progress(None, f"confirm {study_name}")
+    print(f"confirming study {study_name!r}: the {options.top} best trials, the study's other "
+          f"answers and the baseline, "
+          f"{options.pairs} fresh pairs each"
+          + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
+             if options.sprt else ""), flush=True)
+    verdict = confirm_study(storage, study_name, options,
+                            on_line=lambda line: bar.write(line, file=sys.stdout),
+                            on_pair=lambda: bar.update(1))
+    bar.close()
+    dashboard.confirmed(storage, study_name)
+    winner = verdict.winner
+    lo, hi = winner.score_ci
+    print(f"winner: {winner.label}, "
+          f"fresh score {winner.score:.3f} [{lo:.3f}, {hi:.3f}] over {winner.games} games"
+          + vs_baseline_text(verdict))
+    print(f"stored in study {study_name!r} (user attribute 'confirmation'); "
+          f"`heurtune export {study_name}` writes the winner")
+
+
+class Confirm(Command):
+    name = "confirm"
+    help = "re-play a study's best trials and the baseline on fresh openings; store the winner"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_name")
+        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        s.add_argument("--top", type=int, default=DEFAULT_TOP,
+                       help=f"how many of the best trials (default {DEFAULT_TOP})")
+        s.add_argument("--pairs", default=None, metavar="N",
+                       help=f"fresh opening pairs per candidate (default {DEFAULT_PAIRS})")
+        s.add_argument("--sprt", default=None, metavar="ELO0,ELO1",
+                       help="then an SPRT for the winner vs the opponent on further fresh "
+                            "openings")
+        s.add_argument("--max-pairs", type=int, default=None,
+                       help=f"the SPRT's cap (default {DEFAULT_MAX_PAIRS})")
+        s.add_argument("--seed", type=int, default=None,
+                       help="fresh openings (default: study seed + 1)")
+        s.add_argument("--opening-plies", type=int, default=None,
+                       help="default: the study's (longer ones where it used up most openings)")
+        s.add_argument("--jobs", type=int, default=1, help="worker processes")
+
+    def run(self, args: argparse.Namespace) -> int:
+        pairs = pairs_arg(args.pairs)
+        if pairs == "all":
+            raise HeurtuneError("confirm takes --pairs N (a number)")
+        options = ConfirmOptions(
+            top=args.top, pairs=int(pairs) if pairs is not None else DEFAULT_PAIRS,
+            sprt=elo_pair(args.sprt) if args.sprt else None,
+            max_pairs=args.max_pairs if args.max_pairs is not None else DEFAULT_MAX_PAIRS,
+            seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies,
+        )
+        run_confirmation(args.storage, args.study_name, options, Dashboard())
+        return 0
+
+
+class Export(Command):
+    name = "export"
+    help = "write a study's confirmed (or best) trial as an engine configuration"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_name")
+        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml (with "
+                                                     "--pareto: the folder STUDY-pareto there)")
+        s.add_argument("--pareto", action="store_true",
+                       help="a multi-objective study: write every engine of its Pareto front")
+        s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.tomlio import check_writable
+        from heurtune.tuning import export_best, export_pareto
+
+        if args.pareto:
+            written = export_pareto(args.storage, args.study_name, args.out)
+            for path, config in written:
+                prov = config.provenance
+                print(f"wrote {path}: trial {prov['trial']}, score {prov['score']:.3f} "
+                      f"[{prov['score_ci'][0]:.3f}, {prov['score_ci'][1]:.3f}], "
+                      f"{prov['ms_per_move']:.2f} ms per move")
+            print(f"the Pareto front of study {args.study_name!r}: {len(written)} engines "
+                  "(unconfirmed: play the one you pick on fresh openings)")
+            return 0
+        if args.out:
+            check_writable(args.out)
+        dashboard = Dashboard.open(args.storage, args.artifacts)
+        path, config = export_best(args.storage, args.study_name, args.out)
+        prov = config.provenance
+        dashboard.exported(args.storage, args.study_name, path,
+                           f"trial {prov['trial']}" if "trial" in prov
+                           else f"answer {prov['answer']}")
+        confirmation = config.provenance.get("confirmation")
+        if confirmation is None:
+            what = ("the exported score is the best trial's on the tuning openings (optimistic)"
+                    if "trial" in prov else f"the exported weights are the study's "
+                    f"{prov['answer']} answer, which has played no games of its own")
+            warn(f"study {args.study_name!r} is unconfirmed: {what}; run "
+                 f"`heurtune confirm {args.study_name}` and export again")
+        else:
+            if confirmation.get("winner_is_baseline"):
+                warn("the confirmation's winner is the baseline: no candidate beat it on the "
+                     "fresh openings")
+            if "stale" in confirmation:
+                warn(f"{confirmation['stale']}; confirm again to include the newer trials")
+        print(f"wrote {path}")
+        return 0
+
+
+class Report(Command):
+    name = "report"
+    help = "a study as one self-contained HTML file with plots and a sample game"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_name")
+        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        s.add_argument("--out", default=None, help="default: studies/reports/STUDY.html")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.tuning import write_report
+
+        path = write_report(args.storage, args.study_name, args.out)
+        print(f"wrote {path}")
+        return 0
+
+
+class Trials(Command):
+    name = "trials"
+    help = "a study's trials as a table (or CSV)"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_name")
+        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        s.add_argument("--csv", default=None, metavar="FILE",
+                       help="write CSV instead of printing (- for standard output)")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.tomlio import check_writable
+        from heurtune.tuning import trials_table
+
+        if args.csv and args.csv != "-":
+            check_writable(args.csv)
+        df = trials_table(args.storage, args.study_name)
+        if args.csv == "-":
+            df.to_csv(sys.stdout, index=False)
+        elif args.csv:
+            try:
+                df.to_csv(args.csv, index=False)
+            except OSError as exc:
+                raise HeurtuneError(f"cannot write {args.csv}: {exc}") from None
+            print(f"wrote {len(df)} trials to {args.csv}")
+        else:
+            shown = df.copy()
+            shown["score_ci"] = shown["score_ci"].map(
+                lambda v: f"[{v[0]:.3f}, {v[1]:.3f}]" if isinstance(v, list) and len(v) == 2
+                else v
+            )
+            print(shown.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        return 0
+
+
+class DashboardCommand(Command):
+    name = "dashboard"
+    help = "optuna-dashboard for a storage"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        s.add_argument("--host", default="127.0.0.1")
+        s.add_argument("--port", type=int, default=8080)
+        s.add_argument("--writable", action="store_true",
+                       help="allow notes, edits and deletions (default: read-only)")
+        s.add_argument("--allow-remote", action="store_true",
+                       help="allow a --host other than this machine (the dashboard has no login)")
+        s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
+
+    def run(self, args: argparse.Namespace) -> int:
+        from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+        import optuna_dashboard
+
+        from heurtune.tuning import open_storage
+        from heurtune.tuning.views import serve_artifacts
+
+        if not 1 <= args.port <= 65535:
+            raise HeurtuneError(f"--port must be in [1, 65535], got {args.port}")
+        if args.host not in LOOPBACK and not args.allow_remote:
+            raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
+                                "add --allow-remote to mean it (optuna-dashboard has no login)")
+        storage = open_storage(args.storage, create=False)
+        store, folder = serve_artifacts(args.storage, args.artifacts)
+        app = optuna_dashboard.wsgi(storage, artifact_store=store)
+        if not args.writable:
+            app = read_only(app)
+
+        class _Quiet(WSGIRequestHandler):
+            def log_message(self, *_args: Any) -> None:  # no line per request
+                pass
+
+        try:
+            server = make_server(args.host, args.port, app, handler_class=_Quiet)
+        except OSError as exc:
+            raise HeurtuneError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+        if args.host not in LOOPBACK:
+            warn(f"the dashboard on {args.host} has no authentication: anyone who reaches this "
+                 "port can read the studies"
+                 + (" and change or delete them" if args.writable else ""))
+        mode = "writable" if args.writable else "read-only (--writable allows notes and edits)"
+        shown = f" and the artifacts in {folder}" if folder is not None else ""
+        print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}{shown}, "
+              f"{mode} (Ctrl-C stops)", flush=True)
+        try:
+            server.serve_forever()
+        finally:
+            server.server_close()
+        return 0
+
+
+def read_only(app: Any) -> Any:
+    """The dashboard's WSGI app, refusing every request that would change a study."""
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("REQUEST_METHOD", "GET").upper() not in ("GET", "HEAD", "OPTIONS"):
+            start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"heurtune dashboard is read-only; start it with --writable to change studies\n"]
+        return app(environ, start_response)
+
+    return guarded

@@ -1,0 +1,231 @@
+"""Commands that run a study or plan one: tune, calibrate, screen."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from heurtune.cli._common import ARTIFACTS_HELP, Command, count, progress
+from heurtune.tuning import DEFAULT_STORAGE
+from heurtune.tuning.planning import (
+    CALIBRATION_PAIRS,
+    DEFAULT_ELO,
+    DEFAULT_INERT_ELO,
+    DEFAULT_POINTS,
+    SCREEN_PAIRS,
+)
+from heurtune.tuning.studyfile import StudyFile
+
+
+def print_estimate(sf: StudyFile, trials: int) -> None:
+    """What the study costs and resolves (from its calibration, if any)."""
+    from heurtune.tuning.planning import study_estimate
+
+    plan, notes = study_estimate(sf, trials)
+    for line in notes + plan.lines():
+        print(line, flush=True)
+
+
+class Tune(Command):
+    name = "tune"
+    help = "create or resume an Optuna study from a study file"
+    resumable = True
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_file")
+        s.add_argument("--trials", type=int, default=None, help="total finished trials to reach")
+        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        s.add_argument("--study-name", default=None)
+        s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
+        s.add_argument("--dry-run", action="store_true",
+                       help="print the study's cost and resolution estimate only; "
+                            "touch no storage")
+        s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
+
+    def run(self, args: argparse.Namespace) -> int:
+        from tqdm import tqdm
+
+        from heurtune.cli.results import run_confirmation
+        from heurtune.tuning import Dashboard, load_study_file, tune
+        from heurtune.tuning.studyfile import check_study_name
+        from heurtune.tuning.views import params_text
+
+        sf = load_study_file(args.study_file)
+        dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
+        if args.study_name is not None:
+            check_study_name(args.study_name, "--study-name")
+        target = args.trials if args.trials is not None else sf.trials
+        print_estimate(sf, target)
+        if args.dry_run:
+            return 0
+        bar = tqdm(total=target, desc=f"study {args.study_name or sf.name}", unit="trial",
+                   file=sys.stderr, disable=None)
+
+        def on_trial(t: Any) -> None:
+            bar.update(1)
+            ci = t.user_attrs.get("score_ci", [0, 0])
+            score = t.user_attrs.get("score")  # a pruned trial's value is its last report
+            value = f"{score:.3f}" if score is not None else "-"
+            state = t.state.name.lower()
+            bar.write(
+                f"trial {t.number:>3} {state:<8} score {value} [{ci[0]:.3f}, {ci[1]:.3f}] "
+                f"over {t.user_attrs.get('games', 0)} games  " + params_text(t.params),
+                file=sys.stderr,
+            )
+
+        done_pairs: dict[int, int] = {}
+
+        def on_pair(trial_number: int, _pair: Any) -> None:
+            done_pairs[trial_number] = done_pairs.get(trial_number, 0) + 1
+            bar.set_postfix_str(f"trial {trial_number}: {done_pairs[trial_number]}/{sf.pairs} "
+                                "pairs")
+
+        summary = tune(
+            sf, storage_url=args.storage, study_name=args.study_name, trials=args.trials,
+            jobs=args.jobs, on_trial=on_trial, on_pair=on_pair, observer=dashboard,
+        )
+        bar.close()
+        if summary.ran == 0:
+            print(f"study {summary.study_name!r} already has {summary.finished} finished trials")
+        print(
+            f"study {summary.study_name!r} in {summary.storage}: {summary.finished} finished "
+            f"trials, best trial {summary.best_number} with {sf.objective_name} = "
+            f"{summary.best_value:.3f}" if summary.best_value is not None
+            else f"study {summary.study_name!r}: no completed trial yet"
+        )
+        found = summary.answer  # what export writes unconfirmed (a duel sampler's, the model's)
+        if found is not None:
+            gain = found.detail.get("gain")
+            print(f"{found.label}: {params_text(found.params)}"
+                  + (f" (model: {gain:+.1f} +- {found.detail['gain_sd']:.1f} Elo over the "
+                     "baseline)" if gain is not None else ""))
+        if summary.confirm is not None:
+            run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard)
+        elif summary.confirmed_already:
+            print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
+                  "confirms it again)")
+        return 0
+
+
+def _fresh_openings_options(s: argparse.ArgumentParser) -> None:
+    """The opening and worker options that calibrate and screen share."""
+    s.add_argument("--seed", type=int, default=None,
+                   help="fresh openings and tie-breaks (default: the study's seed + 1)")
+    s.add_argument("--opening-plies", type=int, default=None, help="default: the study's")
+    s.add_argument("--study-openings", action="store_true",
+                   help="play the study's own tuning openings instead of fresh ones")
+    s.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default: the study's)")
+
+
+def _openings_text(study_openings: bool) -> str:
+    return "of the study's" if study_openings else "fresh"
+
+
+class Calibrate(Command):
+    name = "calibrate"
+    help = ("measure a study's match noise (baseline vs opponent and vs itself) and plan its "
+            "pairs per trial")
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_file")
+        s.add_argument("--pairs", type=int, default=CALIBRATION_PAIRS,
+                       help=f"opening pairs against each (default {CALIBRATION_PAIRS})")
+        s.add_argument("--elo", type=float, default=DEFAULT_ELO,
+                       help=f"the Elo difference a trial should resolve (default {DEFAULT_ELO:g})")
+        _fresh_openings_options(s)
+        s.add_argument("--out", default=None,
+                       help="default: beside the study file, STUDY.calibration.json (what tune "
+                            "reads)")
+        s.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.tomlio import check_writable
+        from heurtune.tuning import load_study_file
+        from heurtune.tuning.planning import calibrate, calibration_path, save_calibration
+
+        sf = load_study_file(args.study_file)
+        out = check_writable(args.out or calibration_path(sf))  # before any game is played
+        pairs = count(args.pairs, "--pairs")
+        bar = progress(2 * pairs, f"calibrate {sf.name}")
+        try:
+            result = calibrate(sf, pairs=pairs, seed=args.seed, opening_plies=args.opening_plies,
+                               study_openings=args.study_openings, elo=args.elo, jobs=args.jobs,
+                               on_pair=lambda _p: bar.update(1))
+        finally:
+            bar.close()
+        save_calibration(result, out)
+        if args.json:
+            print(json.dumps(result.record))
+        else:
+            r = result.record
+            print(f"calibration of {sf.path}: the baseline vs {r['opponent']} and vs itself, "
+                  f"{r['pairs']} {_openings_text(args.study_openings)} opening pairs "
+                  f"each ({r['opening_plies']} plies, seed {r['seed']})")
+            print("\n".join(result.lines()))
+            reads = out == calibration_path(sf)  # tune reads the calibration beside the study
+            print(f"wrote {out}" + (f" (`heurtune tune {sf.path}` reads it)" if reads else ""))
+        return 0
+
+
+class Screen(Command):
+    name = "screen"
+    help = "vary one parameter at a time against the baseline; flag inert parameters"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("study_file")
+        s.add_argument("--pairs", type=int, default=SCREEN_PAIRS,
+                       help=f"opening pairs per point (default {SCREEN_PAIRS})")
+        s.add_argument("--points", type=int, default=DEFAULT_POINTS,
+                       help=f"points per parameter, both bounds included "
+                            f"(default {DEFAULT_POINTS})")
+        s.add_argument("--param", action="append", metavar="NAME",
+                       help="screen only this parameter (repeatable; default every searched one)")
+        s.add_argument("--inert-elo", type=float, default=DEFAULT_INERT_ELO,
+                       help=f"inert: no point significant and a spread below this "
+                            f"(default {DEFAULT_INERT_ELO:g})")
+        _fresh_openings_options(s)
+        s.add_argument("--png", default=None, metavar="FILE",
+                       help="also draw one panel per parameter")
+        s.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.tomlio import check_writable
+        from heurtune.tuning import load_study_file
+        from heurtune.tuning.planning import save_png, screen, screen_games
+
+        sf = load_study_file(args.study_file)
+        if args.png:
+            check_writable(args.png)  # before any game is played
+        pairs = count(args.pairs, "--pairs")
+        games = screen_games(sf, pairs, args.param or (), args.points)
+        # printed with the first parameter's results, once every option has been checked
+        header = [f"screening {sf.path}: each point vs the baseline, {pairs} "
+                  f"{_openings_text(args.study_openings)} opening pairs per point, "
+                  f"{games:,} games"]
+        bar = progress(games // 2, f"screen {sf.name}")
+
+        def show(entry: Any) -> None:
+            bar.write("\n".join(header[:1] + entry.lines()), file=sys.stdout)
+            header.clear()
+
+        try:
+            result = screen(sf, pairs=pairs, points=args.points, names=args.param or (),
+                            inert_elo=args.inert_elo, seed=args.seed,
+                            opening_plies=args.opening_plies, study_openings=args.study_openings,
+                            jobs=args.jobs, on_pair=lambda _p: bar.update(1),
+                            on_param=None if args.json else show)
+        finally:
+            bar.close()
+        if args.png:
+            save_png(result, args.png)
+        if args.json:
+            print(json.dumps(result.to_dict()))
+        else:
+            print(result.summary() + f" (inert: spread below {result.inert_elo:g} Elo and no "
+                  "point differs from the baseline at 95%)")
+            if args.png:
+                print(f"wrote {args.png}")
+        return 0

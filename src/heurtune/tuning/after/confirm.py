@@ -1,0 +1,223 @@
+"""``heurtune confirm``: the best trials re-played on fresh openings before export.
+
+The best of many noisy trials is optimistic (the winner's curse): its tuning
+score partly measures its luck on the study's openings. Confirmation re-plays
+the ``top`` best completed trials, the study's other answers (the mean of the
+best trials, the quadratic model's answer, a duel sampler's own answer: see
+heurtune.tuning.after.answers) and the baseline against the study's
+opponent on new openings (none of the study's, nor their mirror images, where
+the game declares its symmetries), all candidates on the same openings, and
+picks the winner on those new games only. With an SPRT, the winner then plays
+a sequential test on further openings that neither the tuning nor the
+selection saw, so its verdict carries no selection bias at all.
+
+The verdict is stored in the study's user attribute
+:data:`heurtune.tuning.study.schema.CONFIRMATION` (read back as a
+:class:`heurtune.tuning.study.Verdict`), which ``heurtune export`` reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from heurtune.engine import EngineConfig
+from heurtune.errors import HeurtuneError
+from heurtune.match import SEED_MAX, MatchRunner, MatchSpec, Sprt, paired_difference, stats_of
+from heurtune.tuning.after.answers import study_answers
+from heurtune.tuning.study import (
+    StudySetup,
+    Verdict,
+    duel_of,
+    duel_seed,
+    is_baseline,
+    load_study,
+    load_tuned_study,
+    match_trials,
+    open_storage,
+    schema,
+    trial_score,
+)
+from heurtune.tuning.studyfile import ConfirmOptions
+
+
+def needs_confirmation(storage_url: str, study_name: str) -> bool:
+    """Whether the study has no confirmation yet, or one older than its latest
+    completed trial (what a study file's ``[confirm]`` section acts on)."""
+    study = load_study(open_storage(storage_url, create=False), study_name)
+    verdict = Verdict.of(study.user_attrs)
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    return verdict is None or verdict.completed_trials != len(complete)
+
+
+@dataclass(frozen=True)
+class Contender:
+    """What confirmation re-plays: a trial, or an answer that is no trial."""
+
+    label: str
+    params: dict[str, Any]
+    trial: int | None = None
+    answer: str = "trial"
+    baseline: bool = False
+    tuning_score: float | None = None
+
+
+def _candidates(study: optuna.Study, base: EngineConfig, complete: Sequence[FrozenTrial],
+                top: int) -> list[Contender]:
+    """The ``top`` best match trials, the study's other answers, the baseline last;
+    no parameter set twice."""
+    matches = match_trials(complete)
+    ranked = sorted(matches, key=lambda t: (-trial_score(t), t.number))
+    out = [Contender(f"trial {t.number}", dict(t.params), t.number, tuning_score=trial_score(t))
+           for t in ranked if not is_baseline(t)][:top]
+    for a in study_answers(study, base):
+        if a.name != "best":
+            out.append(Contender(a.label, dict(a.params), answer=a.name))
+    baseline = next((t for t in matches if is_baseline(t)), None)
+    if baseline is not None:
+        out.append(Contender(f"baseline (trial {baseline.number})", dict(baseline.params),
+                             baseline.number, baseline=True, tuning_score=trial_score(baseline)))
+    unique: list[Contender] = []
+    for c in out:  # a repeat of an earlier one is dropped, unless it is the baseline
+        twin = next((u for u in unique if u.params == c.params), None)
+        if twin is None:
+            unique.append(c)
+        elif c.baseline:
+            unique[unique.index(twin)] = c
+    return unique
+
+
+def tuning_spec(setup: StudySetup, base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
+    """The match every trial of the study played (its openings are the ones to avoid)."""
+    return MatchSpec(base, opponent, setup.pairs, setup.seed, setup.opening_plies,
+                     by_symmetry=setup.by_symmetry, every_class=setup.every_class)
+
+
+def duel_openings(study: optuna.Study, setup: StudySetup,
+                  tuning: MatchSpec) -> tuple[tuple[int, ...], ...]:
+    """The openings the study's duel trials played (each drew its own): the fresh
+    openings leave them out too, so a duel sampler's answer is confirmed on
+    positions its duels never saw."""
+    out: list[tuple[int, ...]] = []
+    for t in study.get_trials(deepcopy=False):
+        if duel_of(t) is None or t.state != TrialState.COMPLETE:
+            continue
+        spec = replace(tuning, seed=duel_seed(setup.seed, t.number), every_class=False)
+        out.extend(spec.openings())
+    return tuple(out)
+
+
+def study_pool(setup: StudySetup, study_name: str) -> list[tuple[EngineConfig, float]]:
+    """The study's opponents and their weights (one, weight 1, unless it tunes
+    against a pool)."""
+    where = f"study {study_name!r}"
+    if setup.pool:
+        return [(EngineConfig.from_dict(m.opponent, source=where), m.weight) for m in setup.pool]
+    return [(EngineConfig.from_dict(setup.opponent, source=where), 1.0)]
+
+
+def confirm_study(
+    storage_url: str,
+    study_name: str,
+    options: ConfirmOptions,
+    on_line: Callable[[str], None] = lambda _line: None,
+    on_pair: Callable[[], None] | None = None,
+    runner: MatchRunner | None = None,
+) -> Verdict:
+    """Confirm a study's best trials on fresh openings and store the verdict.
+
+    Returns the verdict (also stored as the study's ``confirmation`` user
+    attribute). ``on_line`` receives one line per finished match.
+    """
+    study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
+    if len(study.directions) > 1:
+        raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): it has a "
+                            f"Pareto front, not one winner; `heurtune export {study_name} "
+                            "--pareto` writes it, `heurtune match` tests a member")
+    base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
+    pool = study_pool(setup, study_name)
+    opponent = pool[0][0]
+    if options.sprt is not None and len(pool) > 1:
+        raise HeurtuneError(f"study {study_name!r} tunes against a pool of {len(pool)} "
+                            "opponents: an SPRT tests against one (confirm without --sprt)")
+    candidates = _candidates(study, base, complete, options.top)
+    if not candidates:
+        raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
+    baseline = next((c for c in candidates if c.baseline), None)
+
+    tuning = tuning_spec(setup, base, opponent)
+    tuning_openings = tuple(tuning.openings()) + duel_openings(study, setup, tuning)
+    seed = options.seed if options.seed is not None else (setup.seed + 1) % (SEED_MAX + 1)
+    plies = options.opening_plies if options.opening_plies is not None else tuning.plies
+    fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings)
+    openings = fresh.openings()
+    results: list[dict[str, Any]] = []
+    played: dict[str, list[Any]] = {}
+    labels = [opp.label for opp, _w in pool]
+    with (MatchRunner(options.jobs) if runner is None else contextlib.nullcontext(runner)) as play:
+        for cand in candidates:
+            config = base.with_params(cand.params, name=f"{study_name}-{cand.label.split(' (')[0]}"
+                                      .replace(" ", "-"))
+            specs = [MatchSpec(config, opp, options.pairs, seed, plies, tuning_openings)
+                     for opp, _w in pool]
+            if len(pool) == 1:
+                pairs: list[Any] = play.run(
+                    specs[0], on_pair=(lambda _p: on_pair()) if on_pair else None,
+                    openings=openings).pairs
+            else:  # every opponent on the same fresh openings
+                pairs = []
+                for pool_pair in play.iter_pool(specs, [w for _o, w in pool], openings):
+                    pairs.append(pool_pair)
+                    if on_pair is not None:
+                        on_pair()
+                pairs.sort(key=lambda p: p.index)
+            played[cand.label] = pairs
+            stats = stats_of(pairs, labels)
+            entry = {"label": cand.label, "trial": cand.trial, "answer": cand.answer,
+                     "baseline": cand.baseline, "params": cand.params,
+                     "tuning_score": cand.tuning_score, **stats.to_dict()}
+            results.append({k: v for k, v in entry.items() if v is not None})
+            tuning_text = "   -  " if cand.tuning_score is None else f"{cand.tuning_score:.3f}"
+            on_line(f"{cand.label:<20} tuning {tuning_text}  fresh {stats.summary()}")
+        # the highest fresh score; on a tie the earlier candidate (trials by rank, then
+        # answers, the baseline last)
+        winner = max(results, key=lambda e: (e["score"], -results.index(e)))
+        verdict: dict[str, Any] = {
+            "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+            "opponent": (setup.raw.get("opponent_spec", opponent.label) if len(pool) == 1 else
+                         ", ".join(f"{opp.label} x{w:g}" for opp, w in pool)),
+            "pairs": options.pairs,
+            "seed": seed,
+            "opening_plies": plies,
+            "openings": [list(op) for op in openings],
+            "excluded_study_openings": len(tuning_openings),
+            "completed_trials": len(complete),
+            "candidates": results,
+            "winner": winner.get("trial"),
+            "winner_label": winner["label"],
+            "winner_params": winner["params"],
+            "winner_is_baseline": bool(winner["baseline"]),
+        }
+        if verdict["winner"] is None:
+            del verdict["winner"]  # an answer that is no trial
+        if baseline is not None and not winner["baseline"]:
+            diff, lo, hi = paired_difference(played[winner["label"]], played[baseline.label])
+            verdict["vs_baseline"] = {"difference": diff, "difference_ci": [lo, hi]}
+        if options.sprt is not None:
+            sprt = Sprt(*options.sprt)
+            config = base.with_params(winner["params"], name=f"{study_name}-winner")
+            spec = MatchSpec(config, opponent, options.max_pairs, (seed + 1) % (SEED_MAX + 1),
+                             plies, tuning_openings + tuple(openings), fewer_ok=True)
+            result, outcome = play.run_sprt(
+                spec, sprt, on_pair=(lambda _p, _l: on_pair()) if on_pair else None)
+            verdict["sprt"] = {**outcome.to_dict(), **result.stats.to_dict(),
+                               "seed": spec.seed}
+            on_line(f"winner {winner['label']}: {outcome.summary()}")
+    study.set_user_attr(schema.CONFIRMATION, verdict)
+    return Verdict(verdict)

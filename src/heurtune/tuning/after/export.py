@@ -1,0 +1,211 @@
+"""``heurtune export``: the confirmed (or best) trial as an engine configuration
+with its evidence.
+
+A study confirmed by ``heurtune confirm`` exports the winner of the
+confirmation, with a ``[provenance.confirmation]`` block holding its score on
+the fresh openings; the tuning score beside it is unadjusted (the best of many
+noisy trials is optimistic). An unconfirmed study still exports its best trial,
+and the file says that it is unconfirmed."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+import heurtune
+from heurtune.engine import EngineConfig
+from heurtune.errors import HeurtuneError
+from heurtune.tomlio import check_folder_writable
+from heurtune.tuning.after.answers import default_answer
+from heurtune.tuning.study import StudySetup, Verdict, load_tuned_study, schema, trial_score
+
+EXPORTED = Path("studies") / "exported"  # default folder: studies/exported/STUDY.toml
+UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning openings, which is "
+               "optimistic (the best of many noisy trials); run `heurtune confirm` first")
+UNCONFIRMED_ANSWER = ("unconfirmed: an answer computed from the study's trials, which has "
+                      "played no games of its own; run `heurtune confirm` first")
+
+
+def _winner(study: optuna.Study, base: EngineConfig, complete: list[FrozenTrial],
+            confirmation: Verdict | None) -> tuple[str, dict[str, Any], FrozenTrial | None]:
+    """(label, searched parameters, trial or None) of what export writes: the
+    confirmation's winner, else the study's default answer."""
+    if confirmation is not None:
+        number = confirmation.winner_trial
+        trial = next((t for t in complete if t.number == number), None)
+        params = confirmation.winner_params
+        if params is None and trial is not None:  # recorded before answers were candidates
+            params = dict(trial.params)
+        label = confirmation.raw.get("winner_label", f"trial {number}")
+        return label, dict(params or {}), trial
+    answer = default_answer(study, base)
+    trial = next((t for t in complete if t.number == answer.trial), None)
+    return answer.label, dict(answer.params), trial
+
+
+def best_config(storage_url: str, study_name: str) -> EngineConfig:
+    """The study's confirmed winner (else its default answer: the best completed
+    trial unless the study says otherwise) as a configuration with provenance."""
+    study, setup, complete = load_tuned_study(storage_url, study_name, "export")
+    if len(study.directions) > 1:
+        raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): "
+                            f"`heurtune export {study_name} --pareto` writes its Pareto front")
+    confirmation = Verdict.of(study.user_attrs)
+    base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
+    label, params, trial = _winner(study, base, complete, confirmation)
+    states = [t.state for t in study.get_trials(deepcopy=False)]
+    provenance: dict[str, Any] = {
+        "study": study_name,
+        "objective": study.user_attrs.get(schema.OBJECTIVE, "score"),
+        "opponent": setup.opponent_spec,
+        **_pool_provenance(setup),
+        "pairs": setup.pairs,
+        "seed": setup.seed,
+    }
+    if trial is not None:  # its tuning match
+        attrs = trial.user_attrs
+        provenance.update({
+            "trial": trial.number,
+            "games": attrs.get(schema.GAMES, 0),
+            "wins": attrs.get(schema.WINS, 0),
+            "draws": attrs.get(schema.DRAWS, 0),
+            "losses": attrs.get(schema.LOSSES, 0),
+            "score": trial_score(trial),
+            "score_ci": list(attrs.get(schema.SCORE_CI, [])),
+            "elo": attrs.get(schema.ELO, 0.0),
+            "elo_ci": list(attrs.get(schema.ELO_CI, [])),
+        })
+    else:
+        provenance["answer"] = label.removeprefix("answer ")
+    provenance.update({
+        "completed_trials": len(complete),
+        "pruned_trials": states.count(TrialState.PRUNED),
+        "failed_trials": states.count(TrialState.FAIL),
+        "heurtune_version": heurtune.__version__,
+        "optuna_version": optuna.__version__,
+        "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "confirmed": confirmation is not None,
+    })
+    if confirmation is not None:
+        provenance["note"] = ("score and interval are the tuning match's, unadjusted for the "
+                              "selection among trials; [provenance.confirmation] holds the "
+                              "fresh evidence" if trial is not None else
+                              "an answer computed from the study, not a trial: "
+                              "[provenance.confirmation] holds its evidence")
+        provenance["confirmation"] = _confirmation_block(confirmation, len(complete))
+    else:
+        provenance["note"] = UNCONFIRMED if trial is not None else UNCONFIRMED_ANSWER
+    slug = label.split(" (")[0].replace(" ", "-")
+    return EngineConfig(
+        game=base.game,
+        heuristic=base.heuristic,
+        params={**base.params, **params},
+        search=base.search,
+        rules=base.rules,
+        name=f"{study_name}-{slug}",
+        description=f"tuned by heurtune: study {study_name!r}, {label}",
+        provenance=provenance,
+    )
+
+
+def _confirmation_block(verdict: Verdict, completed: int) -> dict[str, Any]:
+    """What an exported file says of the confirmation: the winner's fresh figures,
+    its paired difference from the baseline and the SPRT, if one was run."""
+    raw = verdict.raw
+    winner = verdict.winner.figures
+    keys = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
+            "nelo", "pentanomial")
+    candidates = verdict.candidates
+    block: dict[str, Any] = {
+        "date": raw["date"],
+        "pairs": raw["pairs"],
+        "seed": raw["seed"],
+        "opening_plies": raw["opening_plies"],
+        "excluded_study_openings": raw["excluded_study_openings"],
+        "candidates": [c.label for c in candidates],
+        "candidate_scores": [c.figures["score"] for c in candidates],
+        "winner_is_baseline": raw["winner_is_baseline"],
+        **{k: winner[k] for k in keys if k in winner},
+    }
+    if "vs_baseline" in raw:
+        block["difference_vs_baseline"] = raw["vs_baseline"]["difference"]
+        block["difference_vs_baseline_ci"] = raw["vs_baseline"]["difference_ci"]
+    sprt = verdict.sprt
+    if sprt is not None:
+        block["sprt"] = {k: sprt[k] for k in ("elo0", "elo1", "alpha", "beta", "llr", "bounds",
+                                              "pairs", "seed", "score", "score_ci")}
+        block["sprt"]["verdict"] = sprt["verdict"] or "none (stopped at the pair cap)"
+    if completed != raw["completed_trials"]:
+        block["stale"] = (f"confirmed when the study had {raw['completed_trials']} completed "
+                          f"trials; it has {completed} now")
+    return block
+
+
+def _pool_provenance(setup: StudySetup) -> dict[str, Any]:
+    """A pool study's opponents and weights (nothing for one opponent)."""
+    if "pool" not in setup.raw:
+        return {}
+    return {"opponents": [m["spec"] for m in setup.raw["pool"]],
+            "weights": [m["weight"] for m in setup.raw["pool"]]}
+
+
+def export_pareto(storage_url: str, study_name: str,
+                  out: str | os.PathLike[str] | None) -> list[tuple[Path, EngineConfig]]:
+    """Write every trial of a multi-objective study's Pareto front (score against
+    the opponent, the tuned engine's milliseconds per move) as an engine file in
+    the folder ``out`` (default ``studies/exported/STUDY-pareto``)."""
+    study, setup, complete = load_tuned_study(storage_url, study_name, "export")
+    if len(study.directions) < 2:
+        raise HeurtuneError(f"study {study_name!r} has one objective: it has no Pareto front "
+                            f"(`heurtune export {study_name}` without --pareto)")
+    folder = Path(out) if out else EXPORTED / f"{study_name}-pareto"
+    check_folder_writable(folder)
+    base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
+    front = sorted(study.best_trials, key=lambda t: (-t.values[0], t.values[1], t.number))
+    written = []
+    date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    for rank, t in enumerate(front):
+        a = t.user_attrs
+        config = EngineConfig(
+            game=base.game, heuristic=base.heuristic, params={**base.params, **t.params},
+            search=base.search, rules=base.rules, name=f"{study_name}-trial-{t.number}",
+            description=(f"tuned by heurtune: study {study_name!r}, trial {t.number}, "
+                         f"Pareto front {rank + 1} of {len(front)}"),
+            provenance={
+                "study": study_name, "trial": t.number, "pareto": True,
+                "objectives": [study.user_attrs.get(schema.OBJECTIVE, "score"), "ms per move"],
+                "opponent": setup.opponent_spec, **_pool_provenance(setup),
+                "pairs": setup.pairs, "seed": setup.seed, "games": a.get(schema.GAMES, 0),
+                "score": float(t.values[0]), "score_ci": list(a.get(schema.SCORE_CI, [])),
+                "ms_per_move": float(t.values[1]), "elo": a.get(schema.ELO, 0.0),
+                "elo_ci": list(a.get(schema.ELO_CI, [])), "confirmed": False,
+                "note": ("a member of the Pareto front on the tuning openings (score against "
+                         "the opponent, cost per move): unconfirmed; confirm one with "
+                         "`heurtune match FILE OPPONENT --exclude-study STUDY_FILE`"),
+                "heurtune_version": heurtune.__version__,
+                "optuna_version": optuna.__version__, "date": date})
+        path = folder / f"{study_name}-trial-{t.number}.toml"
+        config.save(path, f"# heurtune engine configuration: study {study_name!r}, trial "
+                          f"{t.number}, on its Pareto front (score {t.values[0]:.3f}, "
+                          f"{t.values[1]:.2f} ms per move)\n")
+        written.append((path, config))
+    return written
+
+
+def export_best(storage_url: str, study_name: str,
+                out: str | os.PathLike[str] | None) -> tuple[Path, EngineConfig]:
+    """Write the study's confirmed (or best) trial; return the path and the configuration."""
+    config = best_config(storage_url, study_name)
+    path = Path(out) if out else EXPORTED / f"{study_name}.toml"
+    header = (
+        f"# heurtune engine configuration exported from study {study_name!r}.\n"
+        f"# Play it: heurtune match {path} {config.provenance['opponent'] or 'OPPONENT'} --pairs 100\n"
+    )
+    config.save(path, header)
+    return path, config

@@ -1,0 +1,362 @@
+"""``heurtune screen``: which parameters matter, one at a time, before a study.
+
+For each searched parameter of a study, a few points across its range (both
+bounds included; log-scale parameters spaced in log; integer and stepped ones
+snapped to their grid and deduplicated; a categorical parameter's choices),
+every other parameter at the baseline's value (the study's defaults, or its
+``start_from`` engine's). Each point's engine plays **the baseline** head to
+head on the same fresh paired openings (one set for every point); the
+baseline's own value is a point too, with Elo 0 by definition (two identical
+engines score 0.5 in every pair) and no games.
+
+Per point: the score against the baseline with its 95% interval, and its Elo.
+Per parameter: the spread (the best point's Elo minus the worst's, the
+baseline's 0 included) and the paired score difference between the best and the
+worst point with its 95% interval (the points played the same openings, so
+their difference is compared opening by opening). The verdict:
+
+* **active**: some point's interval excludes the baseline (score 0.5), or the
+  best-minus-worst interval excludes 0;
+* **inert**: not active, and the spread is below ``inert_elo`` (default
+  :data:`DEFAULT_INERT_ELO`): over its whole range the parameter moved the
+  engine less than that, as far as these pairs can tell. A candidate to pin in
+  the study's ``[params]``;
+* **unclear**: not active, but the spread is at least ``inert_elo``: the points
+  differ by chance or by too little for these pairs; more pairs tell.
+
+With 95% intervals at every point, a parameter with no effect at all is called
+active now and then (several looks); that errs on the side of keeping it in the
+search. The spread of noisy points exceeds the true one, so "inert" needs
+enough pairs: with ``n`` pairs a point's Elo has a standard error of about
+``695 * sqrt(pair variance / n)``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from heurtune.engine import CategoricalParam, IntParam, Param, Value
+from heurtune.errors import HeurtuneError
+from heurtune.match import MatchResult, MatchRunner, MatchStats, PairResult, paired_difference
+from heurtune.tomlio import write_atomic
+from heurtune.tuning.planning._common import baseline, draw_openings, play
+from heurtune.tuning.studyfile import StudyFile
+
+SCREEN_PAIRS = 100  # per point
+DEFAULT_POINTS = 5  # per parameter, both bounds included (plus the baseline's value)
+DEFAULT_INERT_ELO = 30.0  # a spread below this (and no point significant): inert
+MIN_POINTS = 2
+MAX_POINTS = 50
+VERDICTS = ("active", "unclear", "inert")
+PNG_COLUMNS = 4  # panels per row
+PNG_PANEL = (3.2, 2.6)  # inches per panel
+COLOURS = {"active": "tab:blue", "unclear": "tab:orange", "inert": "tab:gray"}
+
+
+def _snap(param: Param, x: float) -> Value:
+    """A real number as a value of ``param``: rounded to an integer or onto the
+    step grid, kept within the bounds."""
+    low, high = param.low, param.high  # type: ignore[union-attr]
+    step = getattr(param, "step", None)
+    if step:
+        x = low + round((x - low) / step) * step
+    if isinstance(param, IntParam):
+        return int(min(max(round(x), low), high))
+    return float(min(max(round(x, 12), low), high))
+
+
+def screen_points(param: Param, count: int, base: Value) -> list[Value]:
+    """The values a parameter is screened at: ``count`` points from its low to
+    its high bound (evenly, or evenly in log for a log-scale parameter), snapped
+    and deduplicated, plus the baseline's value; a categorical parameter's
+    choices. In increasing order (choices in their order)."""
+    if isinstance(param, CategoricalParam):
+        return list(param.choices)
+    low, high = float(param.low), float(param.high)
+    if param.log:
+        grid = [math.exp(math.log(low) + (math.log(high) - math.log(low)) * k / (count - 1))
+                for k in range(count)]
+    else:
+        grid = [low + (high - low) * k / (count - 1) for k in range(count)]
+    values = {_snap(param, x) for x in grid} | {base}
+    return sorted(values)  # type: ignore[type-var]
+
+
+@dataclass
+class Point:
+    """One value of a parameter; ``result`` is its match against the baseline
+    (None for the baseline's own value: Elo 0 by definition, no games)."""
+
+    value: Value
+    result: MatchResult | None = None
+
+    @property
+    def baseline(self) -> bool:
+        return self.result is None
+
+    @property
+    def stats(self) -> MatchStats | None:
+        return None if self.result is None else self.result.stats
+
+    @property
+    def score(self) -> float:
+        return 0.5 if self.stats is None else self.stats.score
+
+    @property
+    def elo(self) -> float:
+        return 0.0 if self.stats is None else self.stats.elo
+
+    @property
+    def significant(self) -> bool:
+        """Whether its interval excludes the baseline's score (0.5)."""
+        if self.stats is None:
+            return False
+        lo, hi = self.stats.score_ci
+        return lo > 0.5 or hi < 0.5
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value, "baseline": self.baseline}
+        if self.stats is None:
+            out.update(score=0.5, elo=0.0, games=0)
+        else:
+            out.update(self.stats.to_dict())
+        return out
+
+
+@dataclass
+class ParamScreen:
+    """A parameter's points and what they say."""
+
+    name: str
+    kind: str  # float | int | categorical
+    log: bool
+    points: list[Point]
+    inert_elo: float
+
+    @property
+    def best(self) -> Point:
+        """The point of highest Elo (of equal ones the baseline, else the first)."""
+        return max(self.points, key=lambda p: (p.elo, p.baseline))
+
+    @property
+    def worst(self) -> Point:
+        """The point of lowest Elo (of equal ones the baseline, else the first)."""
+        return min(self.points, key=lambda p: (p.elo, not p.baseline))
+
+    @property
+    def spread(self) -> float:
+        """The best point's Elo minus the worst's (the baseline's 0 included)."""
+        return self.best.elo - self.worst.elo
+
+    @property
+    def difference(self) -> tuple[float, float, float]:
+        """(mean, low, high) of the best point's score minus the worst's: paired by
+        opening, or the other point's own interval where one is the baseline."""
+        best, worst = self.best, self.worst
+        if best is worst:
+            return 0.0, 0.0, 0.0
+        if worst.result is None:
+            lo, hi = best.stats.score_ci  # type: ignore[union-attr]
+            return best.score - 0.5, lo - 0.5, hi - 0.5
+        if best.result is None:
+            lo, hi = worst.stats.score_ci  # type: ignore[union-attr]
+            return 0.5 - worst.score, 0.5 - hi, 0.5 - lo
+        return paired_difference(best.result.pairs, worst.result.pairs)
+
+    @property
+    def verdict(self) -> str:
+        _, lo, _ = self.difference
+        if any(p.significant for p in self.points) or lo > 0.0:
+            return "active"
+        return "inert" if self.spread < self.inert_elo else "unclear"
+
+    def to_dict(self) -> dict[str, Any]:
+        diff, lo, hi = self.difference
+        return {"name": self.name, "kind": self.kind, "log": self.log,
+                "verdict": self.verdict, "spread_elo": self.spread,
+                "best": self.best.value, "worst": self.worst.value,
+                "difference": diff, "difference_ci": [lo, hi],
+                "points": [p.to_dict() for p in self.points]}
+
+    def lines(self) -> list[str]:
+        """The parameter's block of the table."""
+        out = [f"{self.name}: {self.verdict}, spread {self.spread:.1f} Elo; best "
+               f"{_value_text(self.best.value)} - worst {_value_text(self.worst.value)}: "
+               f"{self.difference[0]:+.3f} [{self.difference[1]:+.3f}, "
+               f"{self.difference[2]:+.3f}]"]
+        for p in self.points:
+            if p.stats is None:
+                out.append(f"  {_value_text(p.value):>10}  baseline: Elo 0 by definition, "
+                           "no games")
+                continue
+            lo, hi = p.stats.score_ci
+            elo_lo, elo_hi = p.stats.elo_ci
+            out.append(f"  {_value_text(p.value):>10}  score {p.score:.3f} [{lo:.3f}, "
+                       f"{hi:.3f}]  Elo {p.elo + 0.0:+7.1f} [{elo_lo + 0.0:+.1f}, "
+                       f"{elo_hi + 0.0:+.1f}]{'  *' if p.significant else ''}")
+        return out
+
+
+def _value_text(value: Value) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _kind(param: Param) -> str:
+    if isinstance(param, CategoricalParam):
+        return "categorical"
+    return "int" if isinstance(param, IntParam) else "float"
+
+
+@dataclass
+class ScreenResult:
+    """Every screened parameter, and how the screen was played."""
+
+    study: str
+    pairs: int
+    seed: int
+    opening_plies: int
+    inert_elo: float
+    params: list[ParamScreen] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"study": self.study, "pairs": self.pairs, "seed": self.seed,
+                "opening_plies": self.opening_plies, "inert_elo": self.inert_elo,
+                "params": [p.to_dict() for p in self.params]}
+
+    def summary(self) -> str:
+        """One line: the parameters by verdict."""
+        parts = []
+        for verdict in VERDICTS:
+            names = [p.name for p in self.params if p.verdict == verdict]
+            if names:
+                parts.append(f"{verdict}: {', '.join(names)}")
+        return "; ".join(parts)
+
+
+def screen_plan(sf: StudyFile, names: Sequence[str] = (), points: int = DEFAULT_POINTS,
+                ) -> list[tuple[Param, list[Value]]]:
+    """The parameters to screen (``names``, default every searched one) and each
+    one's values; every bad name or count is a :class:`HeurtuneError`."""
+    if not MIN_POINTS <= points <= MAX_POINTS:
+        raise HeurtuneError(f"--points must be in [{MIN_POINTS}, {MAX_POINTS}], got {points}")
+    searched = {p.name: p for p in sf.space.searched}
+    for name in names:
+        if name in sf.space.fixed:
+            raise HeurtuneError(f"{sf.path}: parameter {name!r} is fixed by the study, "
+                                "not searched")
+        if name not in searched:
+            raise HeurtuneError(f"{sf.path}: unknown parameter {name!r} (searched: "
+                                f"{', '.join(searched)})")
+    chosen = [searched[n] for n in dict.fromkeys(names)] if names else list(searched.values())
+    if not chosen:
+        raise HeurtuneError(f"{sf.path}: the study searches no parameter")
+    base = baseline(sf).params
+    return [(p, screen_points(p, points, base[p.name])) for p in chosen]
+
+
+def screen(
+    sf: StudyFile,
+    *,
+    pairs: int = SCREEN_PAIRS,
+    points: int = DEFAULT_POINTS,
+    names: Sequence[str] = (),
+    inert_elo: float = DEFAULT_INERT_ELO,
+    seed: int | None = None,
+    opening_plies: int | None = None,
+    study_openings: bool = False,
+    jobs: int | None = None,
+    runner: Any = None,
+    on_pair: Callable[[PairResult], None] | None = None,
+    on_param: Callable[[ParamScreen], None] | None = None,
+) -> ScreenResult:
+    """Screen the study's parameters one at a time (see the module docstring).
+
+    ``runner``: a :class:`MatchRunner` or any object with its ``run(spec,
+    on_pair=, openings=)``; default a runner of ``jobs`` workers (default the
+    study's). ``on_param`` gets each parameter as soon as its points are played.
+    The result is the same for every ``jobs``."""
+    if runner is None:
+        with MatchRunner(jobs if jobs is not None else sf.jobs) as own:
+            return screen(sf, pairs=pairs, points=points, names=names, inert_elo=inert_elo,
+                          seed=seed, opening_plies=opening_plies, study_openings=study_openings,
+                          runner=own, on_pair=on_pair, on_param=on_param)
+    if not inert_elo >= 0:
+        raise HeurtuneError(f"--inert-elo must be at least 0, got {inert_elo:g}")
+    todo = screen_plan(sf, names, points)
+    openings, plies, seed = draw_openings(sf, pairs, seed, opening_plies, study_openings)
+    base = baseline(sf)
+    result = ScreenResult(sf.path, len(openings), seed, plies, inert_elo)
+    for param, values in todo:
+        played = []
+        for value in values:
+            if value == base.params[param.name]:
+                played.append(Point(value))
+                continue
+            engine = base.with_params({param.name: value}, name=f"{param.name}={value}")
+            played.append(Point(value, play(runner, engine, base, seed, plies, openings,
+                                             on_pair)))
+        entry = ParamScreen(param.name, _kind(param), bool(getattr(param, "log", False)),
+                            played, inert_elo)
+        result.params.append(entry)
+        if on_param is not None:
+            on_param(entry)
+    return result
+
+
+def screen_games(sf: StudyFile, pairs: int, names: Sequence[str] = (),
+                 points: int = DEFAULT_POINTS) -> int:
+    """How many games a screen plays (every point but the baseline's, 2 per pair)."""
+    base = baseline(sf).params
+    return sum(2 * pairs * sum(1 for v in values if v != base[p.name])
+               for p, values in screen_plan(sf, names, points))
+
+
+def save_png(result: ScreenResult, path: str | os.PathLike[str]) -> None:
+    """One small panel per parameter: Elo against the baseline with its 95%
+    interval at every point, the baseline's value marked, the verdict in the
+    title (inert ones grey). Written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(result.params)
+    cols = min(PNG_COLUMNS, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, squeeze=False,
+                             figsize=(PNG_PANEL[0] * cols, PNG_PANEL[1] * rows))
+    for ax, entry in zip(axes.flat, result.params):
+        colour = COLOURS[entry.verdict]
+        categorical = entry.kind == "categorical"
+        xs = (list(range(len(entry.points))) if categorical
+              else [float(p.value) for p in entry.points])  # type: ignore[arg-type]
+        elos = [p.elo for p in entry.points]
+        low = [p.elo - (p.stats.elo_ci[0] if p.stats else 0.0) for p in entry.points]
+        high = [(p.stats.elo_ci[1] if p.stats else 0.0) - p.elo for p in entry.points]
+        ax.axhline(0.0, color="black", linewidth=0.6)
+        ax.errorbar(xs, elos, yerr=[low, high], fmt="o-", color=colour, capsize=3,
+                    markersize=4, linewidth=1)
+        for x, p in zip(xs, entry.points):
+            if p.baseline:
+                ax.plot([x], [0.0], marker="D", color="black", markersize=6, zorder=3)
+        if categorical:
+            ax.set_xticks(xs, [_value_text(p.value) for p in entry.points])
+        elif entry.log:
+            ax.set_xscale("log")
+        ax.set_title(f"{entry.name}: {entry.verdict}", fontsize=9, color=colour)
+        ax.set_ylabel("Elo vs baseline", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    fig.suptitle(f"{result.study}: {result.pairs} pairs per point "
+                 f"(black diamond: the baseline)", fontsize=9)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    write_atomic(path, buffer.getvalue())

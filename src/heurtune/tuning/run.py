@@ -1,0 +1,501 @@
+"""``tune``: create or resume a study and run its trials (the objective lives here).
+
+Every trial plays the same openings (drawn once from the study seed), so trial
+scores are directly comparable and a running trial can be compared with the
+best one opening by opening. The default ``checkpoint`` pruner does so at a few
+fixed fractions of the pairs with an error-controlled threshold
+(heurtune.tuning.pruners); each trial plays the openings in its own seeded
+order, reports its running score (the learning curve the dashboard shows, and
+what Optuna's TPE ranks pruned trials by), and a completed trial keeps its pair
+scores by opening (user attribute ``pair_scores``) for later comparisons.
+Optuna's ``wilcoxon`` pruner gets each opening pair's score at the step
+numbered by the opening instead; ``median`` gets the running score.
+
+The baseline (the heuristic's defaults, i.e. the seed weights) is enqueued as
+the first trial, so the study always answers "is the tuned engine better than
+where we started?".
+
+Many workers may run the same command on one study (one machine or several):
+
+* the worker that creates the study sets it up and enqueues the baseline; the
+  others load it (creation races on a new database are retried), so the
+  baseline is enqueued exactly once;
+* with ``sampler_seeding = "per-trial"`` (the default) each trial samples from
+  its own stream, the study seed mixed with the trial number (recorded as the
+  trial's ``sampler_seed``), so workers never repeat each other's draws and one
+  uninterrupted worker still reproduces;
+* a worker starts a trial only while finished plus running trials are below the
+  target, and a trial that finds the target already taken by lower-numbered
+  trials of other workers steps aside (marked failed, ``surplus``), so the
+  study ends with exactly the trials asked for;
+* every start first fails the trials whose worker stopped sending heartbeats
+  (killed, powered off) and enqueues their retries, which it then runs, even
+  when the target was otherwise reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from types import FrameType
+from typing import Any, Protocol
+
+import optuna
+from optuna.trial import FrozenTrial, TrialState
+
+from heurtune.engine import EngineConfig
+from heurtune.errors import HeurtuneError
+from heurtune.match import MatchRunner, MatchSpec, PairResult, stats_of
+from heurtune.tuning._experimental import experimental_ok
+from heurtune.tuning.after.answers import Answer, default_answer
+from heurtune.tuning.after.confirm import needs_confirmation
+from heurtune.tuning.pruners import CheckpointPruner, make_pruner, trial_order
+from heurtune.tuning.samplers import TrialSeededSampler, make_sampler, suggest
+from heurtune.tuning.study import (
+    FINISHED,
+    best_match_trial,
+    duel_seed,
+    load_study,
+    open_storage,
+    schema,
+    trial_score,
+)
+from heurtune.tuning.studyfile import ConfirmOptions, StudyFile
+
+DIRECTIONS = ["maximize", "minimize"]  # the score; the cost (multi-objective studies)
+COST_NAME = "ms per move (the tuned engine)"
+
+
+class TuneObserver(Protocol):
+    """What ``tune`` tells as it goes (optuna-dashboard's notes and artifacts are
+    one: :class:`heurtune.tuning.views.Dashboard`). ``sample_pairs``: the openings
+    (by index) whose games a trial's match keeps for the observer."""
+
+    @property
+    def sample_pairs(self) -> tuple[int, ...]: ...
+
+    def study_started(self, study: optuna.Study, sf: StudyFile, target: int) -> None: ...
+
+    def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
+                       pairs: Sequence[Any], pruned: bool,
+                       duel: dict[str, Any] | None = None) -> None: ...
+
+    def refresh(self, study: optuna.Study) -> None: ...
+
+
+@dataclass(frozen=True)
+class TuneSummary:
+    study_name: str
+    storage: str
+    finished: int
+    ran: int
+    best_number: int | None
+    best_value: float | None
+    best_params: dict[str, Any]
+    answer: Answer | None = None  # what export writes unconfirmed, when not the best trial
+    # the study file's [confirm] section, due now (the target reached, no confirmation
+    # or one older than the latest trial); confirmed_already: due but done before
+    confirm: ConfirmOptions | None = None
+    confirmed_already: bool = False
+
+
+TrialCallback = Callable[[optuna.trial.FrozenTrial], None]
+
+
+class SurplusTrial(Exception):
+    """A trial started after other workers' trials had already taken the target."""
+
+
+def _step_aside_if_surplus(trial: optuna.Trial, target: int) -> None:
+    """Finished trials plus the running ones numbered below this one reach the
+    target: this trial is one too many (two workers started trials at once).
+    Only sampled trials are checked: enqueued ones (the baseline, retries of
+    failed trials) always run."""
+    ahead = sum(1 for t in trial.study.get_trials(deepcopy=False)
+                if t.state in FINISHED or (t.state == TrialState.RUNNING and t.number < trial.number))
+    if ahead >= target:
+        trial.set_user_attr(schema.SURPLUS, True)
+        raise SurplusTrial(f"trial {trial.number}: the target of {target} trials is taken")
+
+
+class _InterruptsInObjective:
+    """Ctrl-C and SIGTERM take effect only while the objective waits for its next
+    pair (Optuna then marks the running trial failed), or between trials. One
+    that arrives while Optuna creates a trial (already RUNNING in the storage,
+    the objective not yet called), while a result is written, or while the
+    trial is told, is held until then: an interrupt inside the storage's own
+    code could leave a trial RUNNING or a connection half-used. Signals the
+    process ignores stay ignored; off the main thread nothing changes."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.pending: tuple[int, FrameType | None] | None = None
+        self._saved: dict[int, Callable[[int, FrameType | None], Any]] = {}
+
+    def __enter__(self) -> _InterruptsInObjective:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self.SIGNALS:
+                handler = signal.getsignal(sig)
+                if callable(handler):  # a Python handler that raises (Ctrl-C, the CLI's SIGTERM)
+                    self._saved[sig] = handler
+                    signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.inside:
+            self._saved[signum](signum, frame)
+        elif self.pending is None:
+            self.pending = (signum, frame)
+
+    def enter(self) -> None:
+        """The objective waits for a pair: raise a held interrupt now, inside it."""
+        self.inside = True
+        self._fire()
+
+    def leave(self) -> None:
+        self.inside = False
+
+    def check(self) -> None:
+        """Between trials: raise a held interrupt (no trial of ours is running)."""
+        self._fire()
+
+    def _fire(self) -> None:
+        if self.pending is not None:
+            signum, frame = self.pending
+            self.pending = None
+            self._saved[signum](signum, frame)
+
+    def __exit__(self, kind: type | None, *_: object) -> None:
+        for sig, handler in self._saved.items():
+            signal.signal(sig, handler)
+        if kind is None:
+            self._fire()  # the trial is told: now stop
+        self._saved = {}
+
+
+def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...]],
+               on_pair: Callable[[int, PairResult], None] | None,
+               target: int, guard: _InterruptsInObjective | None = None,
+               observer: TuneObserver | None = None,
+               ) -> Callable[[optuna.Trial], float | tuple[float, float]]:
+    per_opening = sf.pruner.kind == "wilcoxon"
+    checkpoint = sf.pruner.kind == "checkpoint"
+
+    def waiting(stream: Iterator[PairResult]) -> Iterator[PairResult]:
+        """The pairs as they come; an interrupt lands only while waiting for the
+        next one (never in the middle of a storage write)."""
+        while True:
+            if guard is not None:
+                guard.enter()
+            try:
+                pair = next(stream)
+            except StopIteration:
+                return
+            finally:
+                if guard is not None:
+                    guard.leave()
+            yield pair
+
+    labels = [m.engine.label for m in sf.pool]
+
+    def objective(trial: optuna.Trial) -> float | tuple[float, float]:
+        pruner = trial.study.pruner
+        attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
+        if schema.FIXED_PARAMS not in attrs and schema.FAILED_TRIAL not in attrs:  # sampled here
+            _step_aside_if_surplus(trial, target)
+            if (sf.sampler_seeding == "per-trial" and sf.sampler.kind != "qmc"
+                    and not sf.sampler.duels):
+                trial.set_user_attr(schema.SAMPLER_SEED,
+                                    TrialSeededSampler.trial_seed(sf.seed, trial.number))
+        params = suggest(trial, sf.space)
+        config = sf.base.with_params(params, name=f"trial-{trial.number}")
+        duel = attrs.get(schema.DUEL)
+        pairs: list[Any] = []  # PairResult, or PoolPair against a pool
+        keep = observer.sample_pairs if observer is not None else ()  # the games it shows
+        pool = len(sf.pool) > 1 and duel is None
+        if duel is not None:  # the sampler's other weights, on openings of this trial's own
+            other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
+            spec = MatchSpec(config, other, sf.pairs,
+                             duel_seed(sf.seed, trial.number),
+                             sf.opening_plies, by_symmetry=sf.distinct_openings == "symmetry")
+            stream = runner.iter_pairs(spec, spec.openings(), keep_games=keep)
+        else:
+            # each trial its own order of the same openings, for the checkpoint pruner
+            order = (trial_order(len(openings), sf.seed, trial.number) if checkpoint
+                     else list(range(len(openings))))
+            ordered = [openings[i] for i in order]
+            if pool:  # an opening counts once every opponent has played it
+                stream = runner.iter_pool(sf.match_specs(config), sf.weights, ordered, order,
+                                          keep_games=keep)
+            else:
+                stream = runner.iter_pairs(sf.match_spec(config), ordered, order,
+                                           keep_games=keep)
+        running = 0.0
+        try:
+            for pair in waiting(stream):
+                pairs.append(pair)
+                running += pair.score
+                if on_pair is not None:
+                    on_pair(trial.number, pair)
+                if sf.multi_objective:  # Optuna neither records nor prunes these steps
+                    continue
+                if per_opening and duel is None:
+                    trial.report(pair.score, step=pair.index)
+                else:  # the running score: what the sampler ranks a pruned trial by
+                    trial.report(running / len(pairs), step=len(pairs))
+                if len(pairs) >= sf.pairs or duel is not None:
+                    continue
+                if isinstance(pruner, CheckpointPruner):  # it compares opening by opening
+                    pruner.observe(trial.number, pair.index, pair.score)
+                if trial.should_prune():
+                    _record(trial, pairs, labels)
+                    if observer is not None:  # notes and artifacts while the trial runs
+                        observer.trial_finished(trial, config, sf, pairs, pruned=True)
+                    raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
+        finally:
+            stream.close()
+            if isinstance(pruner, CheckpointPruner):
+                pruner.forget(trial.number)
+        score = _record(trial, pairs, labels, keep_pairs=checkpoint or duel is not None)
+        if observer is not None:
+            observer.trial_finished(trial, config, sf, pairs, pruned=False,
+                                     duel=duel["minus"] if duel is not None else None)
+        if sf.multi_objective:
+            return score, _cost(trial, pairs)
+        return score
+
+    return objective
+
+
+def _cost(trial: optuna.Trial, pairs: list[Any]) -> float:
+    """The tuned engine's milliseconds per move over the trial's games (the cost
+    objective), kept as the user attribute ``ms_per_move``."""
+    games = [p for pool in pairs for p in getattr(pool, "pairs", (pool,))]
+    moves = sum(p.a_moves for p in games)
+    cost = 1000.0 * sum(p.a_seconds for p in games) / moves if moves else 0.0
+    trial.set_user_attr(schema.MS_PER_MOVE, cost)
+    return cost
+
+
+def _record(trial: optuna.Trial, pairs: list[Any], labels: Sequence[str] = (),
+            keep_pairs: bool = False) -> float:
+    ordered = sorted(pairs, key=lambda p: p.index)
+    stats = stats_of(ordered, labels)
+    for key, value in stats.to_dict().items():
+        trial.set_user_attr(key, value)
+    if keep_pairs:  # what later trials' checkpoints compare with, opening by opening
+        trial.set_user_attr(schema.PAIR_SCORES, [p.score for p in ordered])
+    return stats.score
+
+
+def tune(
+    sf: StudyFile,
+    *,
+    storage_url: str,
+    study_name: str | None = None,
+    trials: int | None = None,
+    jobs: int | None = None,
+    on_trial: TrialCallback | None = None,
+    on_pair: Callable[[int, PairResult], None] | None = None,
+    runner: MatchRunner | None = None,
+    until: Callable[[optuna.Study], bool] | None = None,
+    observer: TuneObserver | None = None,
+) -> TuneSummary:
+    """Create or resume the study and run trials until it has ``trials`` finished ones.
+
+    ``runner`` plays the pairs (default: a :class:`MatchRunner` of ``jobs``
+    processes; the simulated-oracle benchmark passes its own); ``until``, called
+    between trials, stops the run early when it returns true; ``observer`` is
+    told of the study and every trial as it goes (optuna-dashboard's notes and
+    artifacts: :class:`heurtune.tuning.views.Dashboard`)."""
+    name = study_name or sf.name
+    target = trials if trials is not None else sf.trials
+    if target < 1:
+        raise HeurtuneError(f"trials must be at least 1, got {target}")
+    workers = jobs if jobs is not None else sf.jobs
+    if workers < 1:
+        raise HeurtuneError(f"jobs must be at least 1, got {workers}")
+    openings = sf.match_spec().openings()  # validates the openings before storage is touched
+    storage = open_storage(storage_url, create=True)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study, created = _create_or_load(name, storage, sf)
+    setup = sf.setup()
+    stored = study.user_attrs.get(schema.SETUP)
+    if created:
+        study.set_user_attr(schema.OBJECTIVE, sf.objective_name)
+        study.set_user_attr(schema.SAMPLER, {"kind": sf.sampler.kind, "options": sf.sampler.given(),
+                                           "answer": sf.answer,
+                                           "planned_pairs": sf.planned_pairs})
+        with experimental_ok():
+            study.set_metric_names([sf.objective_name, COST_NAME][:len(sf.objectives)])
+        if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
+            study.enqueue_trial(dict(sf.start_params), user_attrs={schema.START_FROM: sf.start_from})
+        else:
+            study.enqueue_trial(
+                {p.name: sf.base.params[p.name] for p in sf.space.searched},
+                user_attrs={schema.BASELINE: True},
+            )
+        # last: other workers wait for the setup, so the baseline is trial 0 for them too
+        study.set_user_attr(schema.SETUP, setup)
+    else:
+        stored = _wait_for_setup(study, stored)
+        if stored is None:  # its creator died before setting it up: adopt it, enqueue nothing
+            study.set_user_attr(schema.SETUP, setup)
+        elif stored != setup:
+            diff = sorted(k for k in set(stored) | set(setup) if stored.get(k) != setup.get(k))
+            raise HeurtuneError(
+                f"study {name!r} was created with a different setup ({', '.join(diff)} differ); "
+                "use another --study-name"
+            )
+    # trials of workers that died (no heartbeat for the grace period): failed now,
+    # and their retries enqueued, so that this run plays them
+    with experimental_ok():
+        optuna.storages.fail_stale_trials(study)
+    if observer is not None:
+        observer.study_started(study, sf, target)
+    ran = 0
+    if _wanted(study, target):
+        mine: list[FrozenTrial] = []
+        callbacks: list[Any] = [lambda _s, t: mine.append(t)]
+        if on_trial is not None:
+            callbacks.append(lambda _s, t: None if t.user_attrs.get(schema.SURPLUS) else on_trial(t))
+        if observer is not None:  # the study note follows every finished trial
+            callbacks.append(lambda s, _t: observer.refresh(s))
+        with (MatchRunner(workers) if runner is None else contextlib.nullcontext(runner)) as play, \
+                _InterruptsInObjective() as guard:
+            objective = _objective(sf, play, openings, on_pair, target, guard, observer)
+            while _wanted(study, target) and not (until is not None and until(study)):
+                guard.check()
+                with _quiet_interrupts(), _as_heurtune_errors():
+                    study.optimize(objective, n_trials=1, callbacks=callbacks,
+                                   catch=(SurplusTrial,))
+                if mine and mine[-1].user_attrs.get(schema.SURPLUS):
+                    break
+                ran += bool(mine) and mine[-1].state in FINISHED
+    best = best_match_trial(study)
+    answer = None
+    if best is not None and not sf.multi_objective:
+        found = default_answer(study, sf.base)
+        answer = found if found.name != "best" else None
+    finished = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
+    confirm, confirmed_already = None, False
+    if sf.confirm is not None and best is not None and finished >= target:
+        if needs_confirmation(storage_url, name):
+            confirm = sf.confirm if jobs is None else replace(sf.confirm, jobs=jobs)
+        else:
+            confirmed_already = True
+    return TuneSummary(
+        study_name=name,
+        storage=storage_url,
+        finished=finished,
+        ran=ran,
+        best_number=best.number if best else None,
+        best_value=trial_score(best) if best else None,
+        best_params=dict(best.params) if best else {},
+        answer=answer,
+        confirm=confirm,
+        confirmed_already=confirmed_already,
+    )
+
+
+def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Study, bool]:
+    """The study and whether this worker created it. Workers starting together on
+    a new storage race to create it: the loser of the race loads it instead."""
+    sampler = make_sampler(sf.sampler, sf.seed, sf.sampler_seeding, sf.space,
+                           sf.baseline_params, sf.planned_pairs)
+    last: Exception | None = None
+    for attempt in range(20):
+        try:
+            study = optuna.create_study(study_name=name, storage=storage,
+                                        directions=DIRECTIONS[:len(sf.objectives)],
+                                        sampler=sampler, pruner=make_pruner(sf.pruner, sf.pairs))
+            return study, True
+        except optuna.exceptions.DuplicatedStudyError:
+            pass
+        except Exception as exc:  # an integrity error from a concurrent insert
+            last = exc
+        try:
+            return optuna.load_study(study_name=name, storage=storage, sampler=sampler,
+                                     pruner=make_pruner(sf.pruner, sf.pairs)), False
+        except KeyError as exc:  # created by nobody yet after all: try again
+            last = exc
+        time.sleep(0.05 * (attempt + 1))
+    raise HeurtuneError(f"cannot create or load study {name!r}: {last}")
+
+
+def _wait_for_setup(study: optuna.Study, stored: Any, seconds: float = 10.0) -> Any:
+    """The setup its creator stores right after creating the study (a worker that
+    lost the creation race may look a moment too early)."""
+    deadline = time.monotonic() + seconds
+    while stored is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        stored = study.user_attrs.get(schema.SETUP)
+    return stored
+
+
+def _wanted(study: optuna.Study, target: int) -> bool:
+    """Whether to start another trial: enqueued ones are waiting (the baseline,
+    retries of trials whose worker died: played even once the target is
+    reached), or finished plus running trials are below the target."""
+    trials = study.get_trials(deepcopy=False)
+    if any(t.state == TrialState.WAITING for t in trials):
+        return True
+    busy = sum(1 for t in trials if t.state in FINISHED or t.state == TrialState.RUNNING)
+    return busy < target
+
+
+class _DropInterrupts(logging.Filter):
+    """Optuna logs a trial stopped by Ctrl-C / SIGTERM with a 20-line traceback
+    and a "failed with value None" line; heurtune says it in one line instead
+    (and a surplus trial is no failure). Other failures keep their log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, (KeyboardInterrupt, SurplusTrial)):
+            return False
+        return "failed with value None" not in record.getMessage()
+
+
+class _as_heurtune_errors:
+    """Failures of the machinery around a trial (a match worker process killed,
+    the storage gone or locked past its timeout) as one error line: the trial is
+    already marked failed and the same command resumes."""
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, _tb: object) -> bool:
+        if exc is None or isinstance(exc, (HeurtuneError, KeyboardInterrupt)):
+            return False
+        from concurrent.futures.process import BrokenProcessPool
+
+        if isinstance(exc, BrokenProcessPool):
+            raise HeurtuneError("a match worker process died (out of memory?); the trial is "
+                                "marked failed and the same command resumes") from None
+        module = type(exc).__module__
+        if module.startswith(("sqlalchemy", "psycopg", "sqlite3")) or isinstance(
+                exc, optuna.exceptions.UpdateFinishedTrialError):
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise HeurtuneError(f"storage error: {first}; finished trials are stored and the "
+                                "same command resumes") from None
+        return False
+
+
+class _quiet_interrupts:
+    def __enter__(self) -> None:
+        self._filter = _DropInterrupts()
+        logging.getLogger("optuna").addFilter(self._filter)
+        for handler in logging.getLogger("optuna").handlers:
+            handler.addFilter(self._filter)
+
+    def __exit__(self, *exc: object) -> None:
+        logging.getLogger("optuna").removeFilter(self._filter)
+        for handler in logging.getLogger("optuna").handlers:
+            handler.removeFilter(self._filter)

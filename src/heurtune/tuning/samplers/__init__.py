@@ -1,0 +1,48 @@
+"""The samplers a study can use: a registry, one module per sampler family, the
+Bayesian quadratic model behind ``duels`` and the ``model`` answer, and the
+bridge from parameter spaces to Optuna's distributions.
+
+Adding a sampler: a factory in a module of this package and one
+:class:`SamplerKind` line in :data:`heurtune.tuning.samplers.registry.KINDS`
+(CONTRIBUTING.md shows one)."""
+
+from heurtune.tuning.samplers._duel import DuelSampler
+from heurtune.tuning.samplers._seeding import TrialSeededSampler
+from heurtune.tuning.samplers.distributions import suggest, to_optuna
+from heurtune.tuning.samplers.duels import DuelsSampler
+from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, UnitBox
+from heurtune.tuning.samplers.registry import (
+    DUEL_SAMPLERS,
+    KINDS,
+    SAMPLER_NAMES,
+    SAMPLERS,
+    Option,
+    SamplerContext,
+    SamplerKind,
+    SamplerSpec,
+    check_space,
+    make_sampler,
+)
+from heurtune.tuning.samplers.spsa import SpsaSampler
+
+__all__ = [
+    "DUEL_SAMPLERS",
+    "KINDS",
+    "SAMPLERS",
+    "SAMPLER_NAMES",
+    "DuelSampler",
+    "DuelsSampler",
+    "Observation",
+    "Option",
+    "QuadraticModel",
+    "SamplerContext",
+    "SamplerKind",
+    "SamplerSpec",
+    "SpsaSampler",
+    "TrialSeededSampler",
+    "UnitBox",
+    "check_space",
+    "make_sampler",
+    "suggest",
+    "to_optuna",
+]

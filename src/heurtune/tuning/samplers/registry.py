@@ -1,0 +1,223 @@
+"""Every sampler a study file can name: its options and where its factory lives.
+
+This module imports no Optuna (the study-file parser reads it to validate a
+``[sampler]`` section); a sampler's factory is imported only when a study is
+built. Adding a sampler: write its factory (a module of this package, see
+:mod:`heurtune.tuning.samplers.optuna_samplers`, ``spsa``, ``duels``) and add
+one :class:`SamplerKind` line to :data:`KINDS`.
+
+Optuna's: ``tpe``, ``multivariate-tpe``, ``random``, ``qmc``, ``cmaes`` (with the
+``cmaes`` package), ``gp`` (needs PyTorch: ``pip install 'heurtune[gp]'``).
+Every trial of theirs plays the study's match: its weights against the opponent.
+heurtune's duel samplers ``spsa`` and ``duels`` play a trial's weights against
+*other weights* instead (:mod:`heurtune.tuning.samplers.spsa`,
+:mod:`heurtune.tuning.samplers.duels`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from heurtune.engine.params import ParamSpace, Value
+from heurtune.errors import HeurtuneError
+from heurtune.tuning.samplers.quadratic import UnitBox
+
+if TYPE_CHECKING:
+    from optuna.samplers import BaseSampler
+
+
+@dataclass(frozen=True)
+class Option:
+    """One sampler option: its type, bounds (numbers) or choices (strings), default."""
+
+    kind: type
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    help: str = ""
+
+    def validate(self, name: str, value: Any, where: str) -> Any:
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise HeurtuneError(f"{where}: {name} must be true or false, got {value!r}")
+            return value
+        if self.kind is str:
+            if value not in self.choices:
+                raise HeurtuneError(f"{where}: {name} must be one of {', '.join(self.choices)}, "
+                                    f"got {value!r}")
+            return value
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if self.kind is int:
+            ok = ok and float(value).is_integer()
+        if not ok:
+            raise HeurtuneError(f"{where}: {name} must be {'an integer' if self.kind is int else 'a number'}"
+                                f", got {value!r}")
+        value = self.kind(value)
+        if not math.isfinite(value) or (self.low is not None and value < self.low) or (
+                self.high is not None and value > self.high):
+            raise HeurtuneError(f"{where}: {name} must be in [{self.low}, {self.high}], got {value}")
+        return value
+
+
+@dataclass(frozen=True)
+class SamplerContext:
+    """What a factory may need besides the options and the seed: the searched
+    space, where the search starts (the baseline's weights) and the pairs the
+    study plans to play (SPSA's classic schedule decays over them)."""
+
+    space: ParamSpace | None = None
+    baseline: Mapping[str, Value] | None = None
+    planned_pairs: int = 0
+
+
+Factory = Callable[["SamplerSpec", int, SamplerContext], "BaseSampler"]
+
+
+@dataclass(frozen=True)
+class SamplerKind:
+    """One sampler a study file can name.
+
+    ``factory`` is ``"module:function"`` (imported when a study is built, so that
+    this registry imports no Optuna); ``duels``: its trials play weights against
+    weights (the sampler picks both; categorical parameters are refused);
+    ``own_stream``: it keeps one random stream for the whole study (QMC: its
+    points are numbered by the study itself) instead of one per trial;
+    ``requires``: an optional package, and the line that says how to install it."""
+
+    name: str
+    options: Mapping[str, Option]
+    factory: str
+    duels: bool = False
+    own_stream: bool = False
+    requires: tuple[str, str] | None = None
+
+    def load_factory(self) -> Factory:
+        module, _, attr = self.factory.partition(":")
+        made: Factory = getattr(importlib.import_module(module), attr)
+        return made
+
+    def check_requirements(self, where: str) -> None:
+        """One clear line when the optional package it needs is missing."""
+        if self.requires is not None and importlib.util.find_spec(self.requires[0]) is None:
+            raise HeurtuneError(f"{where}sampler {self.name!r} {self.requires[1]}")
+
+
+_STARTUP = Option(int, 10, 0, 10_000, help="trials sampled at random before the model")
+_OPTUNA = "heurtune.tuning.samplers.optuna_samplers"
+KINDS: tuple[SamplerKind, ...] = (
+    SamplerKind("tpe", {
+        "n_startup_trials": _STARTUP,
+        "n_ei_candidates": Option(int, 24, 1, 10_000, help="candidates scored per trial")},
+        f"{_OPTUNA}:tpe"),
+    SamplerKind("multivariate-tpe", {
+        "n_startup_trials": _STARTUP,
+        "n_ei_candidates": Option(int, 24, 1, 10_000)},
+        f"{_OPTUNA}:multivariate_tpe"),
+    SamplerKind("random", {}, f"{_OPTUNA}:random"),
+    SamplerKind("qmc", {
+        "qmc_type": Option(str, "sobol", choices=("sobol", "halton")),
+        "scramble": Option(bool, False)},
+        f"{_OPTUNA}:qmc", own_stream=True),
+    SamplerKind("cmaes", {
+        "sigma0": Option(float, 0.0, 0.0, 1e9, help="initial step (0: a sixth of the range)"),
+        "n_startup_trials": Option(int, 1, 0, 10_000),
+        "popsize": Option(int, 0, 0, 10_000, help="population (0: CMA-ES's default)"),
+        "from_baseline": Option(bool, True, help="start at the baseline's weights")},
+        f"{_OPTUNA}:cmaes"),
+    SamplerKind("gp", {"n_startup_trials": _STARTUP}, f"{_OPTUNA}:gp",
+                requires=("torch", "(Optuna's GPSampler) needs PyTorch: "
+                                   "pip install 'heurtune[gp]'")),
+    SamplerKind("spsa", {
+        "schedule": Option(str, "autoselect", choices=("autoselect", "classic")),
+        "precision": Option(float, 0.5, 1e-3, 100.0, help="Elo from the optimum aimed at"),
+        "confidence": Option(float, 0.95, 0.5, 0.999),
+        "draw_ratio": Option(float, 0.61, 0.0, 0.99, help="(virtual) draw ratio of the games"),
+        "elo_per_range": Option(float, 2.0, 1e-3, 1e4,
+                                help="guessed Elo lost half a range from the optimum"),
+        "c_ratio": Option(float, 1.0 / 6.0, 1e-4, 0.5, help="perturbation, in ranges"),
+        "lambda_ratio": Option(float, 3.0, 0.1, 100.0),
+        "alpha": Option(float, 0.602, 0.0, 2.0, help="classic: decay of the step"),
+        "gamma": Option(float, 0.101, 0.0, 2.0, help="classic: decay of the perturbation"),
+        "A": Option(float, -1.0, -1.0, 1e12, help="classic: stability (-1: 10% of the pairs)")},
+        "heurtune.tuning.samplers.spsa:make", duels=True),
+    SamplerKind("duels", {
+        "elo_per_range": Option(float, 2.0, 1e-3, 1e4,
+                                help="prior: Elo lost half a range from the optimum"),
+        "start_elo": Option(float, 2.0, 1e-3, 1e4, help="prior: how far below the optimum "
+                                                          "the baseline is, in Elo"),
+        "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
+        "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
+                                                       "in half ranges"),
+        "curvature_share": Option(float, 0.2, 0.0, 1.0,
+                                  help="share of coordinates duelled centre vs edge (curvature)")},
+        "heurtune.tuning.samplers.duels:make", duels=True),
+)
+SAMPLERS: dict[str, SamplerKind] = {k.name: k for k in KINDS}
+SAMPLER_NAMES = tuple(SAMPLERS)
+DUEL_SAMPLERS = tuple(k.name for k in KINDS if k.duels)
+
+
+@dataclass(frozen=True)
+class SamplerSpec:
+    """A study's sampler and its options (validated, defaults filled in)."""
+
+    kind: str = "tpe"
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, kind: str, options: Mapping[str, Any], where: str) -> SamplerSpec:
+        if kind not in SAMPLERS:
+            raise HeurtuneError(f"{where}: unknown sampler {kind!r} (known: {', '.join(SAMPLERS)})")
+        table = SAMPLERS[kind].options
+        unknown = sorted(set(options) - set(table))
+        if unknown:
+            raise HeurtuneError(f"{where}: sampler {kind!r} has no option(s) {unknown} "
+                                f"(options: {', '.join(sorted(table)) or 'none'})")
+        values = {name: opt.default for name, opt in table.items()}
+        for name, value in options.items():
+            values[name] = table[name].validate(name, value, where)
+        return cls(kind, values)
+
+    @property
+    def duels(self) -> bool:
+        """Whether its trials are duels (weights against weights)."""
+        return SAMPLERS[self.kind].duels
+
+    def given(self) -> dict[str, Any]:
+        """The options that differ from their defaults (what a study records)."""
+        table = SAMPLERS[self.kind].options
+        return {k: v for k, v in self.options.items() if v != table[k].default}
+
+
+def check_space(spec: SamplerSpec, space: ParamSpace, where: str) -> None:
+    """Refuse a space the sampler cannot search (categorical parameters for the duel
+    samplers), or a sampler whose optional extra is missing."""
+    if spec.duels:
+        UnitBox(space, f"{where}: sampler {spec.kind!r}")
+    SAMPLERS[spec.kind].check_requirements(f"{where}: ")
+
+
+def make_sampler(spec: SamplerSpec, seed: int, seeding: str = "per-study",
+                 space: ParamSpace | None = None, baseline: Mapping[str, Value] | None = None,
+                 planned_pairs: int = 0) -> BaseSampler:
+    """The study's sampler. ``seeding = "per-trial"`` gives every trial its own
+    stream (but for samplers that keep their own, and the duel samplers, which
+    seed each trial themselves); ``space`` and ``baseline`` are the searched
+    space and where the search starts (needed by cmaes, spsa and duels);
+    ``planned_pairs`` is what the study plans to play."""
+    kind = SAMPLERS.get(spec.kind)
+    if kind is None:
+        raise HeurtuneError(f"unknown sampler {spec.kind!r}")
+    context = SamplerContext(space, baseline, planned_pairs)
+    factory = kind.load_factory()
+    if seeding == "per-trial" and not kind.duels and not kind.own_stream:
+        from heurtune.tuning.samplers._seeding import TrialSeededSampler
+
+        return TrialSeededSampler(lambda s: factory(spec, s, context), seed)
+    return factory(spec, seed, context)

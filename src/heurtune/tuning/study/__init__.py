@@ -1,0 +1,47 @@
+"""What a study stores and how it is read: the schema, the storage, the trials."""
+
+from heurtune.tuning.study import schema
+from heurtune.tuning.study.schema import Candidate, PoolEntry, StudySetup, TrialResult, Verdict
+from heurtune.tuning.study.storage import (
+    DEFAULT_STORAGE,
+    MEMORY_PREFIX,
+    load_study,
+    open_storage,
+    sqlite_path,
+    study_names,
+)
+from heurtune.tuning.study.trials import (
+    FINISHED,
+    SEED_MASK,
+    best_match_trial,
+    duel_of,
+    duel_seed,
+    is_baseline,
+    load_tuned_study,
+    match_trials,
+    trial_score,
+)
+
+__all__ = [
+    "DEFAULT_STORAGE",
+    "FINISHED",
+    "MEMORY_PREFIX",
+    "SEED_MASK",
+    "Candidate",
+    "PoolEntry",
+    "StudySetup",
+    "TrialResult",
+    "Verdict",
+    "best_match_trial",
+    "duel_of",
+    "duel_seed",
+    "is_baseline",
+    "load_study",
+    "load_tuned_study",
+    "match_trials",
+    "open_storage",
+    "schema",
+    "sqlite_path",
+    "study_names",
+    "trial_score",
+]

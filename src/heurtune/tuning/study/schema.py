@@ -1,0 +1,281 @@
+"""What a heurtune study stores in Optuna: every attribute key, and typed records.
+
+An Optuna study holds heurtune's own data in user and system attributes (JSON).
+This module is their one home: every key is a constant here, and what is read
+back is read through the records below, which also accept the shapes that
+studies recorded by earlier versions hold (the shipped studies, and any user's
+database), so nothing stored is ever re-written to be read.
+
+Study user attributes
+    :data:`SETUP` the setup a resumed study must agree on (engine, opponent or
+    pool, pairs, seed, openings; :class:`StudySetup`); :data:`OBJECTIVE` the
+    objective's name; :data:`SAMPLER` the sampler kind, its options, the answer
+    setting and the planned pairs; :data:`TUNING` the study file, target trials,
+    sampler, pruner and artifact folder (the dashboard's); :data:`CONFIRMATION`
+    the confirmation's verdict (:class:`Verdict`); :data:`EXPORTED` the last
+    export's file, what it wrote and when.
+
+Trial user attributes
+    the match figures of :meth:`heurtune.match.MatchStats.to_dict` (score,
+    interval, wins, draws, losses, games, Elo, nElo, LOS, pentanomial; read
+    through :class:`TrialResult`), :data:`PAIR_SCORES` (a completed trial's pair
+    scores by opening, what the checkpoint pruner compares with),
+    :data:`OPPONENTS` (per-opponent figures against a pool), :data:`BASELINE` /
+    :data:`START_FROM` (the enqueued first trial), :data:`SURPLUS` (a trial
+    that stepped aside), :data:`SAMPLER_SEED`, :data:`MS_PER_MOVE` (the cost
+    objective).
+
+Trial system attributes
+    :data:`DUEL` a duel trial's other side and its sampler's bookkeeping;
+    Optuna's own :data:`FIXED_PARAMS` (an enqueued trial) and
+    :data:`FAILED_TRIAL` (a retry of a failed one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from heurtune.errors import HeurtuneError
+
+# -- study user attributes ---------------------------------------------------------
+SETUP = "heurtune_setup"
+OBJECTIVE = "objective"
+SAMPLER = "sampler"
+TUNING = "tuning"
+CONFIRMATION = "confirmation"
+EXPORTED = "exported"
+
+# -- trial user attributes ---------------------------------------------------------
+SCORE = "score"
+SCORE_CI = "score_ci"
+GAMES = "games"
+WINS = "wins"
+DRAWS = "draws"
+LOSSES = "losses"
+ELO = "elo"
+ELO_CI = "elo_ci"
+PAIR_SCORES = "pair_scores"
+OPPONENTS = "opponents"
+BASELINE = "baseline"
+START_FROM = "start_from"
+SURPLUS = "surplus"
+SAMPLER_SEED = "sampler_seed"
+MS_PER_MOVE = "ms_per_move"
+
+# -- trial system attributes -------------------------------------------------------
+DUEL = "heurtune:duel"
+FIXED_PARAMS = "fixed_params"  # Optuna's: an enqueued trial
+FAILED_TRIAL = "failed_trial"  # Optuna's: the retry of a failed trial
+
+# opening pairs (two games each) a new best trial keeps as its sample games (an
+# artifact the dashboard lists and the report replays)
+SAMPLE_PAIRS = 1
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    """A finished match trial's figures, as its user attributes hold them.
+
+    Every field has the value an absent key means (a trial pruned before its
+    first pair, a duel's bookkeeping), so a view never indexes a missing key."""
+
+    score: float | None = None
+    score_ci: tuple[float, float] = (0.0, 0.0)
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    elo: float = 0.0
+    elo_ci: tuple[float, float] = (0.0, 0.0)
+    pair_scores: tuple[float, ...] = ()
+
+    @classmethod
+    def of(cls, user_attrs: Mapping[str, Any]) -> TrialResult:
+        """The figures in a trial's user attributes."""
+        a = user_attrs
+        ci = a.get(SCORE_CI) or (0.0, 0.0)
+        elo_ci = a.get(ELO_CI) or (0.0, 0.0)
+        score = a.get(SCORE)
+        return cls(
+            score=None if score is None else float(score),
+            score_ci=(float(ci[0]), float(ci[1])),
+            games=int(a.get(GAMES, 0)), wins=int(a.get(WINS, 0)),
+            draws=int(a.get(DRAWS, 0)), losses=int(a.get(LOSSES, 0)),
+            elo=float(a.get(ELO, 0.0)), elo_ci=(float(elo_ci[0]), float(elo_ci[1])),
+            pair_scores=tuple(float(s) for s in a.get(PAIR_SCORES) or ()),
+        )
+
+
+@dataclass(frozen=True)
+class PoolEntry:
+    """One opponent of a pool study, as its setup records it."""
+
+    opponent: Mapping[str, Any]  # the engine, as EngineConfig.to_dict() wrote it
+    spec: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class StudySetup:
+    """A study's :data:`SETUP` attribute, typed. ``raw`` is the stored dict (what a
+    resumed study compares); the fields are read from it, with the defaults of
+    studies recorded before a key existed."""
+
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, attrs: Mapping[str, Any], study_name: str) -> StudySetup:
+        """The setup in a study's user attributes (an error if it has none)."""
+        raw = attrs.get(SETUP)
+        if not isinstance(raw, Mapping):
+            raise HeurtuneError(f"study {study_name!r} was not created by heurtune tune")
+        return cls(raw)
+
+    @property
+    def engine(self) -> Mapping[str, Any]:
+        return dict(self.raw["engine"])
+
+    @property
+    def opponent(self) -> Mapping[str, Any]:
+        return dict(self.raw["opponent"])
+
+    @property
+    def opponent_spec(self) -> str:
+        return str(self.raw.get("opponent_spec", ""))
+
+    @property
+    def pool(self) -> tuple[PoolEntry, ...]:
+        """The opponents of a pool study (empty: one opponent, :attr:`opponent`)."""
+        return tuple(PoolEntry(m["opponent"], str(m["spec"]), float(m["weight"]))
+                     for m in self.raw.get("pool", ()))
+
+    @property
+    def pairs(self) -> int:
+        return int(self.raw["pairs"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.raw["seed"])
+
+    @property
+    def opening_plies(self) -> int:
+        return int(self.raw["opening_plies"])
+
+    @property
+    def by_symmetry(self) -> bool:
+        """No two openings mirror images (absent before the option: by position)."""
+        return self.raw.get("distinct_openings", "position") == "symmetry"
+
+    @property
+    def every_class(self) -> bool:
+        """``pairs = "all"``: one opening of every symmetry class."""
+        return self.raw.get("openings") == "all"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate of a confirmation, as its verdict records it: its label, the
+    trial it is (None: an answer that is no trial), whether it is the baseline,
+    its parameters, its tuning score and its figures on the fresh openings."""
+
+    label: str
+    params: Mapping[str, Any]
+    score: float
+    score_ci: tuple[float, float]
+    games: int
+    trial: int | None = None
+    answer: str = "trial"
+    baseline: bool = False
+    tuning_score: float | None = None
+    figures: Mapping[str, Any] = field(default_factory=dict)  # every stored figure
+
+    @classmethod
+    def of(cls, entry: Mapping[str, Any]) -> Candidate:
+        ci = entry.get(SCORE_CI) or (0.0, 0.0)
+        trial = entry.get("trial")
+        tuning = entry.get("tuning_score")
+        return cls(
+            # verdicts recorded before answers were candidates name the trial only
+            label=str(entry.get("label") or f"trial {trial}"),
+            params=dict(entry.get("params") or {}),
+            score=float(entry[SCORE]), score_ci=(float(ci[0]), float(ci[1])),
+            games=int(entry.get(GAMES, 0)),
+            trial=None if trial is None else int(trial),
+            answer=str(entry.get("answer", "trial")), baseline=bool(entry.get("baseline")),
+            tuning_score=None if tuning is None else float(tuning),
+            figures=dict(entry),
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A confirmation's verdict (the study's :data:`CONFIRMATION` attribute), typed.
+    ``raw`` is the stored dict; the fields read it, verdicts of earlier versions
+    included (those name the winner by trial number only, and carry no
+    ``winner_params``)."""
+
+    raw: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, attrs: Mapping[str, Any]) -> Verdict | None:
+        """The verdict in a study's user attributes, or None (not confirmed)."""
+        raw = attrs.get(CONFIRMATION)
+        return None if raw is None else cls(raw)
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        return [Candidate.of(c) for c in self.raw["candidates"]]
+
+    @property
+    def winner(self) -> Candidate:
+        """The winning candidate."""
+        entries = self.raw["candidates"]
+        if "winner_label" in self.raw:
+            entry = next(c for c in entries if c.get("label") == self.raw["winner_label"])
+        else:
+            entry = next(c for c in entries if c.get("trial") == self.raw.get("winner"))
+        return Candidate.of(entry)
+
+    @property
+    def winner_trial(self) -> int | None:
+        """The winner's trial number (None: an answer that is no trial)."""
+        number = self.raw.get("winner")
+        return None if number is None else int(number)
+
+    @property
+    def winner_params(self) -> Mapping[str, Any] | None:
+        """The winner's searched parameters (None in verdicts recorded before answers
+        were candidates: read them from its trial)."""
+        params = self.raw.get("winner_params")
+        return None if params is None else dict(params)
+
+    @property
+    def winner_is_baseline(self) -> bool:
+        return bool(self.raw["winner_is_baseline"])
+
+    @property
+    def completed_trials(self) -> int | None:
+        value = self.raw.get("completed_trials")
+        return None if value is None else int(value)
+
+    @property
+    def pairs(self) -> int:
+        return int(self.raw["pairs"])
+
+    @property
+    def vs_baseline(self) -> tuple[float, float, float] | None:
+        """The winner's paired difference from the baseline and its interval."""
+        d = self.raw.get("vs_baseline")
+        if d is None:
+            return None
+        lo, hi = d["difference_ci"]
+        return float(d["difference"]), float(lo), float(hi)
+
+    @property
+    def sprt(self) -> Mapping[str, Any] | None:
+        """The winner's SPRT (bounds, verdict, pairs, its match figures), if run."""
+        s = self.raw.get("sprt")
+        return None if s is None else dict(s)
+

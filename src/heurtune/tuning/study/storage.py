@@ -1,0 +1,182 @@
+"""Opening an Optuna storage, with clear errors instead of SQLAlchemy tracebacks."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Sequence
+
+import optuna
+from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
+from optuna.trial import TrialState
+
+from heurtune.errors import HeurtuneError
+from heurtune.tuning._experimental import experimental_ok
+
+DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
+# ``memory:NAME``: an in-process storage that lives as long as the process (the
+# simulated-oracle benchmark and tests run thousands of trials in it)
+MEMORY_PREFIX = "memory:"
+_MEMORY: dict[str, optuna.storages.InMemoryStorage] = {}
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The database file of a ``sqlite:///`` URL (None for other storages and memory)."""
+    if not url.startswith("sqlite:///"):
+        return None
+    path = url[len("sqlite:///"):]
+    if not path or path == ":memory:":
+        return None
+    return Path(path)
+
+
+def _seconds_from_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise HeurtuneError(f"{name} must be a whole number of seconds >= 1, got {raw!r}")
+    return value
+
+
+# racing workers creating Optuna's tables in a new database see these
+_CREATION_RACES = ("already exists", "duplicate key", "UniqueViolation", "UNIQUE constraint",
+                   "database is locked")
+
+
+class _Storage(RDBStorage):
+    """Optuna's RDB storage, which also counts as stale a running trial that never
+    sent a heartbeat (its worker died between taking the trial and starting the
+    heartbeat thread) once it started more than the grace period ago: Optuna
+    would leave such a trial RUNNING forever. Its start time is the worker's
+    clock, so this assumes the workers' clocks agree to within the grace period."""
+
+    def _get_stale_trial_ids(self, study_id: int) -> list[int]:
+        stale = list(super()._get_stale_trial_ids(study_id))
+        grace = self.grace_period or 2 * (self.heartbeat_interval or 60)
+        try:
+            from optuna.storages._rdb import models
+            from sqlalchemy import orm
+
+            with self.scoped_session() as session:
+                running = (session.query(models.TrialModel)
+                           .options(orm.selectinload(models.TrialModel.heartbeats))
+                           .filter(models.TrialModel.state == TrialState.RUNNING)
+                           .filter(models.TrialModel.study_id == study_id).all())
+                now = datetime.now()
+                for trial in running:
+                    if (not trial.heartbeats and trial.datetime_start is not None
+                            and now - trial.datetime_start > timedelta(seconds=grace)
+                            and trial.trial_id not in stale):
+                        stale.append(trial.trial_id)
+        except Exception:  # pragma: no cover - Optuna's internals moved: its own rule only
+            pass
+        return stale
+
+
+class _SQLiteStorage(_Storage):
+    """SQLite ignores ``SELECT ... FOR UPDATE``, so two processes could both take
+    the same waiting trial (the baseline, a retry) and one would crash when the
+    other finished it. A lock file beside the database serialises trial state
+    changes between processes on this machine (SQLite's only use case)."""
+
+    def __init__(self, url: str, lock_path: Path, **kwargs: Any) -> None:
+        self._lock_path = lock_path
+        super().__init__(url, **kwargs)
+
+    def set_trial_state_values(self, trial_id: int, state: TrialState,
+                               values: Sequence[float] | None = None) -> bool:
+        with open(self._lock_path, "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                return super().set_trial_state_values(trial_id, state, values)
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def open_storage(url: str, *, create: bool = True) -> RDBStorage:
+    """An RDB storage with heartbeats (a crashed worker's trial is retried).
+
+    Workers send a heartbeat every ``HEURTUNE_HEARTBEAT`` seconds (default 30);
+    a running trial silent for ``HEURTUNE_GRACE`` seconds (default 120) is
+    failed and retried by the next worker that starts or takes a trial. Workers
+    that create the tables of a new database at the same moment retry instead
+    of failing. With ``create=False`` (export, dashboard, trials) nothing is
+    written: a missing SQLite file is an error rather than a new empty database,
+    and Optuna's tables are not created. ``memory:NAME`` is a storage inside this
+    process (nothing is kept when it ends), for experiments and tests.
+    """
+    if url.startswith(MEMORY_PREFIX):
+        if url not in _MEMORY:
+            if not create:
+                raise HeurtuneError(f"no storage at {url}: nothing was stored under that "
+                                    "name in this process")
+            _MEMORY[url] = optuna.storages.InMemoryStorage()
+        return _MEMORY[url]  # type: ignore[return-value]
+    heartbeat = _seconds_from_env("HEURTUNE_HEARTBEAT", 30)
+    grace = _seconds_from_env("HEURTUNE_GRACE", 120)
+    if grace < 2 * heartbeat:  # else healthy trials between two heartbeats look dead
+        raise HeurtuneError(f"HEURTUNE_GRACE ({grace} s) must be at least twice "
+                            f"HEURTUNE_HEARTBEAT ({heartbeat} s)")
+    sqlite = sqlite_path(url)
+    if sqlite is not None:
+        if create:
+            try:
+                sqlite.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise HeurtuneError(f"cannot create the folder for {url}: {exc}") from None
+        elif not sqlite.is_file():
+            raise HeurtuneError(f"no storage at {url}: {sqlite} does not exist")
+    engine_kwargs: dict[str, object] = {}
+    if url.startswith("postgresql"):
+        engine_kwargs["connect_args"] = {"connect_timeout": 5}
+    elif sqlite is not None:  # writers queue for the file's lock instead of failing
+        engine_kwargs["connect_args"] = {"timeout": 60}
+    kind: Any = _Storage
+    extra: dict[str, Any] = {}
+    if sqlite is not None:
+        kind, extra = _SQLiteStorage, {"lock_path": Path(f"{sqlite}.lock")}
+    for attempt in range(30):
+        try:
+            with experimental_ok():
+                return kind(
+                    url,
+                    **extra,
+                    engine_kwargs=engine_kwargs,
+                    heartbeat_interval=heartbeat,
+                    grace_period=grace,
+                    heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=2),
+                    skip_table_creation=not create,
+                )
+        except ImportError as exc:
+            raise HeurtuneError(f"storage {url!r}: the database driver is missing ({exc})") from None
+        except Exception as exc:  # SQLAlchemy's errors: bad URL, refused connection, ...
+            if create and attempt < 29 and any(r in str(exc) for r in _CREATION_RACES):
+                time.sleep(0.1 + 0.05 * attempt)  # another worker is creating the tables
+                continue
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise HeurtuneError(f"cannot open storage {url!r}: {first}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def study_names(storage: RDBStorage) -> list[str]:
+    try:
+        return sorted(s.study_name for s in storage.get_all_studies())
+    except Exception:  # no Optuna tables (a storage opened with create=False)
+        return []
+
+
+def load_study(storage: RDBStorage, name: str) -> optuna.Study:
+    """An existing study; an unknown name lists the known ones."""
+    names = study_names(storage)
+    if name not in names:
+        known = ", ".join(names) if names else "none"
+        raise HeurtuneError(f"no study named {name!r} in this storage (studies: {known})")
+    return optuna.load_study(study_name=name, storage=storage)

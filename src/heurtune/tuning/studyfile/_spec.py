@@ -1,0 +1,268 @@
+"""The validated contents of a study file (see :func:`load_study_file`).
+
+Study files: what to tune, against whom, with how much evidence per trial.
+
+Example (``studies/morris.toml``)::
+
+    [study]
+    name = "morris"           # default study name in the storage
+    game = "morris"
+    opponent = "morris:seed"  # preset or engine configuration file
+    # opponents = [{ engine = "morris:seed", weight = 2.0 }, "morris:ab"]  # a pool instead
+    # budget = "time"         # equal time per move for every engine (time_ms), not the
+    # time_ms = 50            # engines' own limits (nodes, depth); not reproducible
+    # objectives = ["score", "cost"]  # also minimise the tuned engine's ms per move
+    trials = 12               # total finished trials the study should reach
+    pairs = 8                 # opening pairs (2 games each) per trial ("all": one
+    #                         # opening of every symmetry class, where they are few)
+    seed = 42                 # openings, sampler and tie-breaks
+    # search = "fine"         # the defaults of sampler, pairs and answer: fine (duels,
+    #                         # 16, its own answer) | broad (spsa, 32, its iterate)
+    sampler = "tpe"           # tpe | multivariate-tpe | random | qmc | cmaes | gp | spsa | duels
+    # answer = "auto"         # what export writes unconfirmed: auto | best | top-mean | model | sampler
+    # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
+    # distinct_openings = "symmetry" # no two openings mirror images (position: the old way)
+    jobs = 2                  # worker processes per match
+    # opening_plies = 4       # default: the game's
+    # start_from = "exported/earlier.toml"  # first trial: that engine's weights
+    #                         # (default: the heuristic's defaults, the baseline)
+
+    [engine]                  # the engine being tuned
+    heuristic = "seed"
+    [engine.search]
+    algorithm = "alphabeta"
+    depth = 3
+    # [engine.rules]          # rule options, shared with the opponent
+
+    [params]                  # optional: narrow bounds or pin values
+    stash = { low = 0.0, high = 5.0 }
+    stones = 1.0              # fixed: not searched
+
+    [pruner]                  # checkpoint (default) | wilcoxon | median | none
+    kind = "checkpoint"
+    alpha = 0.05              # false-prune rate against a fixed best, over all looks
+    margin = 0.0              # prune when (trial - best) < -margin for sure
+    checkpoints = [0.25, 0.5, 0.75]   # fractions of the pairs where it looks
+
+    # [sampler]               # instead of [study] sampler: the sampler with options
+    # kind = "spsa"
+    # precision = 0.5         # see heurtune.tuning.samplers.registry
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from heurtune.engine import EngineConfig, ParamSpace
+from heurtune.errors import HeurtuneError
+from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX, MatchSpec, Sprt
+from heurtune.tuning.samplers.registry import SamplerSpec
+
+# what ``export`` writes for an unconfirmed study (confirm plays all of them):
+# the best trial, the mean of the best trials' weights, the quadratic model's
+# answer, the sampler's own answer (SPSA's iterate, the duels model's), or
+# ``auto``: the sampler's own answer for spsa and duels, else the best trial
+ANSWERS = ("auto", "best", "top-mean", "model", "sampler")
+BUDGETS = ("nodes", "time")  # the engines' own limits, or the same time per move for all
+# ``[study] search``: the defaults of sampler, pairs per trial and answer, chosen by the
+# simulated-oracle benchmark (docs/results/optimisers.md): fine-tuning near the
+# optimum (the default), or a broad first search far from it
+SEARCH_DEFAULTS: dict[str, dict[str, Any]] = {
+    "fine": {"sampler": "duels", "pairs": 16, "answer": "auto"},
+    "broad": {"sampler": "spsa", "pairs": 32, "answer": "auto"},
+}
+# per-trial: each trial samples from its own stream (the study seed mixed with the
+# trial number), so parallel and resumed workers never repeat each other's draws;
+# per-study: one stream per worker process seeded with the study seed (how the
+# studies recorded before this option ran; parallel workers then repeat draws)
+SAMPLER_SEEDINGS = ("per-trial", "per-study")
+DISTINCT_OPENINGS = ("symmetry", "position")
+NAME_MAX = 512  # Optuna's study name column
+PRUNERS = ("checkpoint", "wilcoxon", "median", "none")
+
+# the keys of every table a study file may hold (docs/study-file.md documents each;
+# a test checks the two agree); [params] takes the heuristic's parameter names and
+# [sampler] ``kind`` plus the named sampler's options (its SamplerKind.options)
+SECTION_KEYS: dict[str, frozenset[str]] = {
+    "": frozenset({"study", "engine", "params", "pruner", "confirm", "sampler"}),
+    "study": frozenset({
+        "name", "game", "opponent", "opponents", "trials", "pairs", "seed", "sampler", "jobs",
+        "opening_plies", "budget", "time_ms", "objectives", "search",
+        "start_from", "sampler_seeding", "distinct_openings", "answer",
+    }),
+    "engine": frozenset({"heuristic", "search", "rules"}),
+    "pruner": frozenset({"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha",
+                         "margin", "checkpoints"}),
+    "confirm": frozenset({"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}),
+}
+DEFAULT_TRIALS = 20
+DEFAULT_JOBS = 1
+DEFAULT_SEED = 0
+
+
+@dataclass(frozen=True)
+class PrunerSpec:
+    """How trials are stopped early. ``checkpoint`` (the default; see
+    heurtune.tuning.checkpoints): a paired comparison with the best trial at a
+    few fixed fractions of the pairs, at an overall false-prune rate ``alpha``
+    against a fixed best, pruning when the difference's upper bound is below
+    ``-margin``. ``wilcoxon`` and ``median`` are Optuna's pruners (kept for
+    studies recorded with them), ``none`` never prunes."""
+
+    kind: str = "checkpoint"
+    p_threshold: float = 0.1
+    n_startup_steps: int = 4
+    n_warmup_steps: int = 4
+    alpha: float = 0.05
+    margin: float = 0.0
+    checkpoints: tuple[float, ...] = (0.25, 0.5, 0.75)
+
+
+DEFAULT_TOP = 3  # confirm: the best trials re-played
+DEFAULT_PAIRS = 200  # confirm: fresh opening pairs per candidate
+
+
+@dataclass(frozen=True)
+class ConfirmOptions:
+    """How to confirm: how many of the best trials, how many fresh pairs each,
+    an optional SPRT for the winner, the seed of the fresh openings (default:
+    the study's seed + 1) and their length (default: the study's; longer
+    openings where the study used up most of a small opening space)."""
+
+    top: int = DEFAULT_TOP
+    pairs: int = DEFAULT_PAIRS
+    sprt: tuple[float, float] | None = None
+    max_pairs: int = DEFAULT_MAX_PAIRS
+    seed: int | None = None
+    jobs: int = 1
+    opening_plies: int | None = None  # default: the study's
+
+    def __post_init__(self) -> None:
+        if self.top < 1:
+            raise HeurtuneError(f"confirm: top must be at least 1, got {self.top}")
+        if self.pairs < 1:
+            raise HeurtuneError(f"confirm: pairs must be at least 1, got {self.pairs}")
+        if self.max_pairs < 1:
+            raise HeurtuneError(f"confirm: max_pairs must be at least 1, got {self.max_pairs}")
+        if self.jobs < 1:
+            raise HeurtuneError(f"jobs must be at least 1, got {self.jobs}")
+        if self.seed is not None and not 0 <= self.seed <= SEED_MAX:
+            raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {self.seed}")
+        if self.sprt is not None:
+            Sprt(*self.sprt)  # checks elo0 < elo1
+
+
+@dataclass(frozen=True)
+class PoolMember:
+    """One opponent of a study: its engine, how the study file named it, its weight."""
+
+    engine: EngineConfig
+    spec: str
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class StudyFile:
+    """A validated study file."""
+
+    path: str
+    name: str
+    base: EngineConfig
+    space: ParamSpace
+    opponent: EngineConfig
+    opponent_spec: str
+    trials: int
+    pairs: int
+    seed: int
+    sampler: SamplerSpec
+    jobs: int
+    opening_plies: int
+    pruner: PrunerSpec = field(default_factory=PrunerSpec)
+    start_from: str = ""
+    start_params: Mapping[str, Any] = field(default_factory=dict)
+    sampler_seeding: str = "per-trial"
+    distinct_openings: str = "symmetry"
+    confirm: ConfirmOptions | None = None  # the [confirm] section: confirm at the end of tune
+    every_class: bool = False  # pairs = "all": one opening of every symmetry class
+    answer: str = "auto"  # what export writes unconfirmed (see ANSWERS)
+    # the opponents, each with its weight (one: ``opponent``; several: a pool whose
+    # weighted mean score is the objective); ``opponent`` is the first
+    pool: tuple[PoolMember, ...] = ()
+    # ("score",), or ("score", "cost"): a multi-objective study (cost: the tuned
+    # engine's milliseconds per move, minimised), whose answer is its Pareto front
+    objectives: tuple[str, ...] = ("score",)
+    budget: str = "nodes"  # "time": every engine searches ``time_ms`` per move
+
+    @property
+    def multi_objective(self) -> bool:
+        return len(self.objectives) > 1
+
+    def __post_init__(self) -> None:
+        if not self.pool:
+            object.__setattr__(self, "pool", (PoolMember(self.opponent, self.opponent_spec),))
+
+    def match_spec(self, engine: EngineConfig | None = None) -> MatchSpec:
+        """The match each trial plays (``engine``: the trial's; default the baseline).
+        Its openings are the study's: the same for every trial, and what
+        ``match --exclude-study`` leaves out."""
+        return self.match_specs(engine)[0]
+
+    def match_specs(self, engine: EngineConfig | None = None) -> list[MatchSpec]:
+        """The trial's match against every opponent of the pool, on the same openings."""
+        return [MatchSpec(engine or self.base, m.engine, self.pairs, self.seed,
+                          self.opening_plies, by_symmetry=self.distinct_openings == "symmetry",
+                          every_class=self.every_class) for m in self.pool]
+
+    @property
+    def weights(self) -> list[float]:
+        return [m.weight for m in self.pool]
+
+    @property
+    def opponents_text(self) -> str:
+        """The opponent, or the pool with its weights."""
+        if len(self.pool) == 1:
+            return self.opponent.label
+        return "pool (" + ", ".join(f"{m.engine.label} x{m.weight:g}" for m in self.pool) + ")"
+
+    @property
+    def objective_name(self) -> str:
+        versus = ("weighted score vs " if len(self.pool) > 1 else "score vs ") + self.opponents_text
+        if self.sampler.duels:  # trial 0 plays the opponent, the others duel
+            return f"{versus} (trial 0; duels: + vs - weights)"
+        return versus
+
+    def setup(self) -> dict[str, Any]:
+        """What a resumed study must agree on (stored in the study's user attributes)."""
+        return {
+            "engine": self.base.to_dict(),
+            "opponent": self.opponent.to_dict(),
+            "opponent_spec": self.opponent_spec,
+            **({"pool": [{"opponent": m.engine.to_dict(), "spec": m.spec, "weight": m.weight}
+                         for m in self.pool]} if len(self.pool) > 1 else {}),
+            **({"objectives": list(self.objectives)} if self.multi_objective else {}),
+            **({"budget": self.budget} if self.budget != "nodes" else {}),
+            "pairs": self.pairs,
+            "seed": self.seed,
+            "opening_plies": self.opening_plies,
+            # absent from the studies recorded before the option existed
+            **({"sampler_seeding": self.sampler_seeding}
+               if self.sampler_seeding != "per-study" else {}),
+            **({"distinct_openings": self.distinct_openings}
+               if self.distinct_openings != "position" else {}),
+            **({"openings": "all"} if self.every_class else {}),
+            # duel trials mean something else: a study is one or the other
+            **({"sampler": self.sampler.kind} if self.sampler.duels else {}),
+        }
+
+    @property
+    def planned_pairs(self) -> int:
+        """The pairs the study plans to play (SPSA's classic schedule decays over them)."""
+        return self.trials * self.pairs
+
+    @property
+    def baseline_params(self) -> dict[str, Any]:
+        """Where the search starts: the start_from engine's weights, else the defaults."""
+        return {p.name: self.start_params.get(p.name, self.base.params[p.name])
+                for p in self.space.searched}

@@ -1,0 +1,37 @@
+"""Views of a study: text (the CLI's and the notes' lines), optuna-dashboard's
+notes and artifacts, and the self-contained HTML report."""
+
+from heurtune.tuning.views.dashboard import (
+    ARTIFACTS_SUFFIX,
+    Dashboard,
+    artifact_folder,
+    serve_artifacts,
+    study_note,
+)
+from heurtune.tuning.views.report import REPORTS, build_report, report_path, write_report
+from heurtune.tuning.views.text import (
+    confirmation_line,
+    params_text,
+    study_facts,
+    trial_note,
+    trials_table,
+    vs_baseline_text,
+)
+
+__all__ = [
+    "ARTIFACTS_SUFFIX",
+    "REPORTS",
+    "Dashboard",
+    "artifact_folder",
+    "build_report",
+    "confirmation_line",
+    "params_text",
+    "report_path",
+    "serve_artifacts",
+    "study_facts",
+    "study_note",
+    "trial_note",
+    "trials_table",
+    "vs_baseline_text",
+    "write_report",
+]

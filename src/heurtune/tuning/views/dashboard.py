@@ -1,0 +1,225 @@
+"""What ``tune``, ``confirm`` and ``export`` write for optuna-dashboard.
+
+* A **study note** (Markdown, optuna-dashboard's ``save_note``): the study
+  file, engine, opponent, openings, budget, trials by state, the current best
+  with its interval, the confirmation's verdict and the exported engine. It is
+  rebuilt from the study's state whenever one of them changes (every finished
+  trial, a confirmation, an export), so every command writes the same note.
+* A **trial note** per finished trial: its match summary (pairs won / even /
+  lost, games, score with interval, Elo, nElo, LOS, pentanomial counts) and
+  its parameters.
+* **Artifacts** in an artifact store (optuna's ``FileSystemArtifactStore``): a
+  trial that becomes the best so far gets its engine file and sample games
+  (the two games it played on the study's first opening, kept by its match)
+  as a JSON Lines file ``heurtune replay`` reads; ``export`` adds the
+  exported engine file to the study. Trial
+  artifacts are uploaded while the trial runs (optuna-dashboard lists only
+  those).
+
+The store is a folder: ``--artifacts DIR``, else for a SQLite storage the
+folder beside the database named after it (``studies/heurtune.db`` ->
+``studies/heurtune-artifacts``); other storages get notes only unless given
+one. An unwritable folder is an error before anything is stored. Once a study
+runs, dashboard content never fails a trial: a failure to write it is one
+warning line, and the trial goes on.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import optuna
+from optuna.artifacts import FileSystemArtifactStore, upload_artifact
+from optuna_dashboard import save_note
+
+from heurtune.engine import EngineConfig
+from heurtune.errors import HeurtuneError
+from heurtune.match import stats_of
+from heurtune.match.records import pair_records, write_records
+from heurtune.tomlio import check_folder_writable
+from heurtune.tuning.study import (
+    best_match_trial,
+    load_study,
+    open_storage,
+    schema,
+    sqlite_path,
+    trial_score,
+)
+from heurtune.tuning.studyfile import StudyFile
+from heurtune.tuning.views.text import study_facts, trial_note, value_text
+
+ARTIFACTS_SUFFIX = "-artifacts"  # studies/heurtune.db -> studies/heurtune-artifacts
+TEXT = "text/plain"  # artifacts' MIME type: the browser shows them as they are
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def artifact_folder(storage_url: str, given: str | os.PathLike[str] | None) -> Path | None:
+    """The artifact folder: ``given``, else the one beside a SQLite database,
+    else none (notes only)."""
+    if given:
+        return Path(given)
+    db = sqlite_path(storage_url)
+    return db.with_name(db.stem + ARTIFACTS_SUFFIX) if db is not None else None
+
+
+def _never_fails(method: F) -> F:
+    """Dashboard content is a view of the study: a failure to write it is a
+    warning, never a failed trial or command."""
+
+    @functools.wraps(method)
+    def safe(self: Dashboard, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as exc:  # anything: the trial must go on
+            self.warn(f"dashboard content not written ({method.__name__}): "
+                      f"{type(exc).__name__}: {exc}")
+            return None
+
+    return safe  # type: ignore[return-value]
+
+
+def _warn(message: str) -> None:
+    print(f"heurtune: warning: {message}", file=sys.stderr)
+
+
+@dataclass
+class Dashboard:
+    """Writes the notes, and the artifacts when there is a ``folder``."""
+
+    folder: Path | None = None
+    warn: Callable[[str], None] = _warn
+    _store: FileSystemArtifactStore | None = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def open(cls, storage_url: str, artifacts: str | os.PathLike[str] | None) -> Dashboard:
+        """The dashboard writer for a storage (see :func:`artifact_folder`),
+        its folder checked writable before anything is stored."""
+        folder = artifact_folder(storage_url, artifacts)
+        if folder is not None:
+            try:
+                check_folder_writable(folder)
+            except HeurtuneError as exc:
+                raise HeurtuneError(f"artifact folder {exc}") from None
+        return cls(folder)
+
+    @property
+    def sample_pairs(self) -> tuple[int, ...]:
+        """The openings (by index) whose games a trial's match keeps for its artifacts."""
+        return tuple(range(schema.SAMPLE_PAIRS)) if self.folder is not None else ()
+
+    def store(self) -> FileSystemArtifactStore | None:
+        """The artifact store, its folder made on first use."""
+        if self.folder is None:
+            return None
+        if self._store is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._store = FileSystemArtifactStore(self.folder.resolve())
+        return self._store
+
+    # -- tune ----------------------------------------------------------------
+    @_never_fails
+    def study_started(self, study: optuna.Study, sf: StudyFile, target: int) -> None:
+        """Record where the study comes from and write its note."""
+        folder = str(self.folder) if self.folder is not None else None
+        study.set_user_attr(schema.TUNING, {"study_file": str(sf.path), "trials": target,
+                                          "sampler": sf.sampler.kind, "pruner": sf.pruner.kind,
+                                          "artifacts": folder})
+        save_note(study, study_note(study, self.folder))
+
+    @_never_fails
+    def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
+                       pairs: Sequence[Any], pruned: bool,
+                       duel: dict[str, Any] | None = None) -> None:
+        """While the trial still runs: its note, and for a complete trial that
+        beats every completed one its engine file and sample games as artifacts
+        (a duel, which played the sampler's other weights, has a note only)."""
+        stats = stats_of(sorted(pairs, key=lambda p: p.index))
+        against = ("the sampler's other weights (" + ", ".join(
+            f"{k} = {value_text(v)}" for k, v in duel.items()) + ")" if duel is not None
+            else f"`{sf.opponent_spec}`" if len(sf.pool) == 1 else f"the {sf.opponents_text}")
+        save_note(trial, trial_note(trial.number, stats, sf.pairs, against,
+                                    dict(trial.params), pruned))
+        store = self.store()
+        sample = [p for p in pairs if p.games]  # the pairs of self.sample_pairs
+        if (store is None or pruned or duel is not None or not sample
+                or not _is_new_best(trial, stats.score)):
+            return
+        spec = sf.match_spec(config)
+        with tempfile.TemporaryDirectory(prefix="heurtune-artifacts-") as tmp:
+            engine = Path(tmp) / f"trial-{trial.number}.toml"
+            config.save(engine, f"# heurtune: the engine of trial {trial.number} of study "
+                                f"{trial.study.study_name!r}\n")
+            games = Path(tmp) / f"trial-{trial.number}-games.jsonl"
+            write_records(games, pair_records(spec, sample))
+            for path in (engine, games):
+                upload_artifact(artifact_store=store, file_path=str(path), study_or_trial=trial,
+                                mimetype=TEXT)
+
+    @_never_fails
+    def refresh(self, study: optuna.Study) -> None:
+        """Rewrite the study note from the study's state."""
+        save_note(study, study_note(study, self.folder))
+
+    # -- confirm, export ---------------------------------------------------------
+    @_never_fails
+    def confirmed(self, storage_url: str, study_name: str) -> None:
+        """After a confirmation: the study note with its verdict."""
+        self.refresh(load_study(open_storage(storage_url, create=False), study_name))
+
+    @_never_fails
+    def exported(self, storage_url: str, study_name: str, path: Path, what: str) -> None:
+        """After an export: the engine file as a study artifact (each export adds
+        its own: the files differ at least by their date) and the study note
+        naming it."""
+        study = load_study(open_storage(storage_url, create=False), study_name)
+        study.set_user_attr(schema.EXPORTED, {
+            "path": str(path), "what": what,
+            "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()})
+        store = self.store()
+        if store is not None:
+            upload_artifact(artifact_store=store, file_path=str(path), study_or_trial=study,
+                            mimetype=TEXT)
+        self.refresh(study)
+
+
+def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
+                    ) -> tuple[FileSystemArtifactStore | None, Path | None]:
+    """The store ``heurtune dashboard`` serves and its folder: the given folder
+    (which must exist), else the default one if it exists, else none."""
+    folder = artifact_folder(storage_url, artifacts)
+    if folder is None or (artifacts is None and not folder.is_dir()):
+        return None, None
+    if not folder.is_dir():
+        raise HeurtuneError(f"artifact folder {folder}: no such folder")
+    return FileSystemArtifactStore(folder.resolve()), folder
+
+
+def _is_new_best(trial: optuna.Trial, score: float) -> bool:
+    """Whether a running trial's score beats every completed match trial's."""
+    best = best_match_trial(trial.study)
+    return best is None or score > trial_score(best)
+
+
+def study_note(study: optuna.Study, folder: Path | None) -> str:
+    """The study's note as Markdown, from its state in the storage."""
+    name = study.study_name
+    lines = [f"# Study `{name}`", "", "| | |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in study_facts(study, folder)]
+    best = best_match_trial(study)
+    if best is not None:
+        defaults = study.user_attrs.get(schema.SETUP, {}).get("engine", {}).get("params", {})
+        lines += ["", f"Trial {best.number}'s parameters against the heuristic's defaults "
+                      "(the baseline):", "", "| parameter | best | default |", "|---|---|---|"]
+        lines += [f"| {k} | {value_text(v)} | {value_text(defaults.get(k, '-'))} |"
+                  for k, v in best.params.items()]
+    lines += ["", f"Plots, the confirmation and a sample game: `heurtune report {name}`."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,325 @@
+"""``heurtune report``: a study as one self-contained HTML file.
+
+The page (plotly.js embedded once, so it works offline) holds:
+
+* the study's facts (the same rows as its dashboard note);
+* the optimisation history: every finished trial's score with its 95%
+  interval, pruned trials at their last running score, the best so far;
+* parameter importances (Optuna's PED-ANOVA, its default: deterministic and
+  without scikit-learn), slice plots of the most
+  important parameters and a contour plot of the top ones (Optuna's plotly
+  figures);
+* pruning: trials by state, the pairs they played, and the running score per
+  pair (Optuna's intermediate values);
+* the confirmation: each candidate's fresh score with its interval beside its
+  tuning score, and the verdict;
+* the tuned weights (the engine ``export`` writes) against the defaults,
+  each within its search bounds;
+* heat maps of the per-cell weights, tuned and default, for heuristics that
+  have the ``cell_weights`` hook (Halma's);
+* a replay of the tuned engine's games against the opponent on the study's
+  first opening, both colours, played with the tuning match's seeds (so they
+  are the games its trial played there).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import optuna
+import plotly.graph_objects as go
+from optuna.distributions import CategoricalDistribution
+from optuna.importance import PedAnovaImportanceEvaluator
+from optuna.trial import FrozenTrial, TrialState
+
+import heurtune
+from heurtune.engine import EngineConfig
+from heurtune.match import MatchRunner
+from heurtune.match.html import HtmlPage, interval_figure
+from heurtune.match.records import pair_records
+from heurtune.tomlio import check_writable
+from heurtune.tuning._experimental import experimental_ok
+from heurtune.tuning.after import best_config, tuning_spec
+from heurtune.tuning.study import Verdict, best_match_trial, load_tuned_study, schema
+from heurtune.tuning.views.text import confirmation_line, study_facts
+
+REPORTS = Path("studies") / "reports"  # default folder: studies/reports/STUDY.html
+SLICE_PARAMS = 4  # slice plots of this many of the most important parameters
+CONTOUR_PARAMS = 3  # a contour matrix of this many
+MIN_IMPORTANCE_TRIALS = 2  # completed trials PED-ANOVA needs (fewer: all importances equal)
+STATE_COLOURS = {TrialState.COMPLETE: "#1f77b4", TrialState.PRUNED: "#ff7f0e",
+                 TrialState.FAIL: "#d62728", TrialState.RUNNING: "#7f7f7f"}
+BEST_COLOUR = "#2ca02c"
+DEFAULT_COLOUR = "#7f7f7f"
+HEAT_SCALE = "RdBu_r"  # per-cell weights: blue low, red high (as the seed drew them)
+
+
+def report_path(study_name: str, out: str | os.PathLike[str] | None) -> Path:
+    """Where the report goes: ``out``, else ``studies/reports/STUDY.html``."""
+    return Path(out) if out else REPORTS / f"{study_name}.html"
+
+
+def write_report(storage_url: str, study_name: str, out: str | os.PathLike[str] | None) -> Path:
+    """Build the study's report and write it atomically; returns its path."""
+    path = check_writable(report_path(study_name, out))
+    build_report(storage_url, study_name).write(path)
+    return path
+
+
+def build_report(storage_url: str, study_name: str) -> HtmlPage:
+    """The report page of a study that ``heurtune tune`` created (with at least
+    one completed trial)."""
+    verbosity = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # the plots' notes on sparse studies
+    try:
+        with warnings.catch_warnings():  # Optuna's notes on a multi-objective study's target
+            warnings.simplefilter("ignore", UserWarning)
+            return _build_report(storage_url, study_name)
+    finally:
+        optuna.logging.set_verbosity(verbosity)
+
+
+def _build_report(storage_url: str, study_name: str) -> HtmlPage:
+    study, setup, complete = load_tuned_study(storage_url, study_name, "report on")
+    trials = study.get_trials(deepcopy=False)
+    if len(study.directions) > 1:  # a Pareto front: shown is its best-scoring member
+        best = best_match_trial(study)
+        assert best is not None  # load_tuned_study found a completed trial
+        tuned = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}") \
+            .with_params(dict(best.params), name=f"{study_name}-trial-{best.number}")
+        tuned = replace(tuned, provenance={"trial": best.number})
+    else:
+        tuned = best_config(storage_url, study_name)
+    base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
+    opponent = EngineConfig.from_dict(setup.opponent, source=f"study {study_name!r}")
+    page = HtmlPage(f"Study {study_name}: {base.game} heuristic {base.heuristic} "
+                    f"against {setup.raw.get('opponent_spec', opponent.label)}")
+    page.facts(study_facts(study, None))
+
+    page.heading("Optimisation history")
+    page.figure(history_figure(trials, study.user_attrs.get(schema.OBJECTIVE, "score")))
+
+    # a multi-objective study: the plots show its score (the first objective)
+    multi = len(study.directions) > 1
+    on_score: dict[str, Any] = ({"target": lambda t: t.values[0], "target_name": "score"}
+                                if multi else {})
+    if multi:
+        page.heading("Pareto front: score against the tuned engine's milliseconds per move")
+        page.figure(optuna.visualization.plot_pareto_front(
+            study, target_names=["score", "ms per move"]))
+    page.heading("Parameter importances")
+    important = _importances(study, complete)
+    if important:
+        with experimental_ok():
+            page.figure(optuna.visualization.plot_param_importances(
+                study, evaluator=PedAnovaImportanceEvaluator(), **_importance_target(study)))
+        page.heading("Slices and contours of the most important parameters")
+        page.figure(optuna.visualization.plot_slice(study, params=important[:SLICE_PARAMS],
+                                                    **on_score))
+        if len(important) > 1:
+            page.figure(optuna.visualization.plot_contour(
+                study, params=important[:CONTOUR_PARAMS], **on_score))
+    else:
+        page.text("Importances need at least two completed trials whose parameters differ.",
+                  note=True)
+
+    page.heading("Pruning")
+    page.facts(_pruning_facts(trials, setup.pairs))
+    page.figure(pairs_figure(trials, setup.pairs))
+    if any(t.intermediate_values for t in trials):
+        page.figure(optuna.visualization.plot_intermediate_values(study))
+
+    page.heading("Confirmation")
+    page.text(confirmation_line(study, study_name, len(complete)))
+    verdict = Verdict.of(study.user_attrs)
+    if verdict is not None:
+        page.figure(confirmation_figure(verdict))
+
+    what = (f"trial {tuned.provenance['trial']}" if "trial" in tuned.provenance
+            else f"answer {tuned.provenance['answer']}")
+    page.heading(f"Tuned weights ({what}) against the defaults")
+    sampled = next(t for t in trials if t.distributions)
+    page.figure(weights_figure(sampled.distributions, dict(tuned.params), base.params))
+
+    cell_weights = tuned.heuristic_obj.cell_weights
+    if cell_weights is not None:
+        page.heading("Per-cell weights of one piece")
+        page.text("What one piece of the first player adds on each cell of an otherwise empty "
+                  "board (terms of the whole position left out); each map on its own scale.",
+                  note=True)
+        page.figure(cell_heatmap(cell_weights(base.params), "defaults (the baseline)"))
+        page.figure(cell_heatmap(cell_weights(tuned.params), f"tuned ({what})"))
+
+    page.heading("Sample games of the tuned engine against the opponent")
+    spec = replace(tuning_spec(setup, base, opponent), a=tuned)
+    with MatchRunner(1) as runner:
+        sample = runner.run(spec, openings=spec.openings()[:schema.SAMPLE_PAIRS], keep_games=True)
+    for record in pair_records(spec, sample.pairs):
+        side = "first" if record["players"][0] == tuned.label else "second"
+        page.replay(record, f"pair {record['pair']}: the tuned engine moves {side}")
+
+    now = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    page.text(f"heurtune {heurtune.__version__}, optuna {optuna.__version__}, {now}", note=True)
+    return page
+
+
+def _importances(study: optuna.Study, complete: Sequence[FrozenTrial]) -> list[str]:
+    """The searched parameters from the most important down (none when they
+    cannot be computed: fewer than two completed trials, or nothing varies)."""
+    if len(complete) < MIN_IMPORTANCE_TRIALS:
+        return []
+    try:
+        with experimental_ok():
+            ranked = optuna.importance.get_param_importances(
+                study, evaluator=PedAnovaImportanceEvaluator(), **_importance_target(study))
+    except (ValueError, RuntimeError):
+        return []
+    return list(ranked)
+
+
+def _importance_target(study: optuna.Study) -> dict[str, Any]:
+    """For a multi-objective study: importances for the score (negated: PED-ANOVA
+    looks at the lowest values, and a higher score is better)."""
+    if len(study.directions) < 2:
+        return {}
+    return {"target": lambda t: -t.values[0]}
+
+
+def _score(trial: FrozenTrial) -> tuple[float, float, float] | None:
+    """A finished trial's score and interval (a pruned one's at its last pair)."""
+    score, ci = trial.user_attrs.get(schema.SCORE), trial.user_attrs.get(schema.SCORE_CI)
+    if score is None or not ci:
+        return None
+    return float(score), float(ci[0]), float(ci[1])
+
+
+def history_figure(trials: Sequence[FrozenTrial], objective: str) -> go.Figure:
+    """Every finished trial's score with its 95% interval (pruned trials at their
+    last running score), and the best completed score so far."""
+    fig = go.Figure()
+    for state in (TrialState.COMPLETE, TrialState.PRUNED):
+        shown = [(t, s) for t in trials if t.state == state and (s := _score(t)) is not None]
+        fig.add_trace(go.Scatter(
+            x=[t.number for t, _ in shown], y=[s[0] for _, s in shown], mode="markers",
+            name=state.name.lower(), marker={"color": STATE_COLOURS[state], "size": 8},
+            error_y={"type": "data", "symmetric": False,
+                     "array": [s[2] - s[0] for _, s in shown],
+                     "arrayminus": [s[0] - s[1] for _, s in shown]},
+            customdata=[[s[1], s[2], t.user_attrs.get(schema.GAMES, 0)] for t, s in shown],
+            hovertemplate=("trial %{x}: %{y:.3f} [%{customdata[0]:.3f}, %{customdata[1]:.3f}] "
+                           "over %{customdata[2]} games<extra></extra>")))
+    best_x, best_y, best = [], [], None
+    for t in sorted(trials, key=lambda t: t.number):
+        if t.state == TrialState.COMPLETE and t.values:  # the score: the first objective
+            best = t.values[0] if best is None else max(best, t.values[0])
+        if best is not None:
+            best_x.append(t.number)
+            best_y.append(best)
+    fig.add_trace(go.Scatter(x=best_x, y=best_y, mode="lines", name="best so far",
+                             line={"shape": "hv", "color": BEST_COLOUR}))
+    fig.add_hline(y=0.5, line_dash="dot", line_color="#888")
+    fig.update_layout(title=f"{objective}, with 95% intervals", xaxis_title="trial",
+                      yaxis_title="score")
+    return fig
+
+
+def _pruning_facts(trials: Sequence[FrozenTrial], pairs: int) -> list[tuple[str, str]]:
+    finished = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    played = sum(int(t.user_attrs.get(schema.GAMES, 0)) // 2 for t in finished)
+    planned = pairs * len(finished)
+    pruned = [t for t in finished if t.state == TrialState.PRUNED]
+    saved = 1.0 - played / planned if planned else 0.0
+    return [
+        ("trials", ", ".join(f"{sum(1 for t in trials if t.state == s)} {s.name.lower()}"
+                             for s in STATE_COLOURS)),
+        ("opening pairs played", f"{played} of {planned} planned ({saved:.0%} saved by pruning)"),
+        ("pruned after", ", ".join(f"trial {t.number}: {int(t.user_attrs.get(schema.GAMES, 0)) // 2}"
+                                   for t in pruned) or "none pruned"),
+    ]
+
+
+def pairs_figure(trials: Sequence[FrozenTrial], pairs: int) -> go.Figure:
+    """The opening pairs each trial played, coloured by its state."""
+    fig = go.Figure()
+    for state, colour in STATE_COLOURS.items():
+        shown = [t for t in trials if t.state == state]
+        if shown:
+            fig.add_trace(go.Bar(x=[t.number for t in shown],
+                                 y=[int(t.user_attrs.get(schema.GAMES, 0)) // 2 for t in shown],
+                                 name=state.name.lower(), marker_color=colour))
+    fig.add_hline(y=pairs, line_dash="dot", line_color="#888")
+    fig.update_layout(title=f"opening pairs played per trial (of {pairs})", xaxis_title="trial",
+                      yaxis_title="pairs", barmode="overlay")
+    return fig
+
+
+def confirmation_figure(verdict: Verdict) -> go.Figure:
+    """Each candidate's fresh score with its interval, and its tuning score."""
+    candidates = verdict.candidates
+    winner = verdict.winner.label
+    names = [c.label + (" (baseline)" if c.baseline and "baseline" not in c.label else "")
+             + (" - winner" if c.label == winner else "") for c in candidates]
+    fig = interval_figure(names, [c.score for c in candidates],
+                          [c.figures["score_ci"] for c in candidates],
+                          f"fresh score on {verdict.pairs} new opening pairs each "
+                          "(95% interval); x: the tuning score", "score", reference=0.5)
+    fig.data[0].name = "fresh score"
+    fig.add_trace(go.Scatter(x=[c.tuning_score for c in candidates], y=names,
+                             mode="markers",
+                             name="tuning score", marker={"symbol": "x", "size": 10,
+                                                          "color": DEFAULT_COLOUR}))
+    fig.update_layout(showlegend=True)
+    return fig
+
+
+def weights_figure(distributions: dict[str, Any], tuned: dict[str, Any],
+                   defaults: dict[str, Any]) -> go.Figure:
+    """Each searched parameter's tuned and default value, placed within its
+    search bounds (0: the low bound, 1: the high one); hover shows the values."""
+    names, tuned_at, default_at, text = [], [], [], []
+    for name, dist in distributions.items():
+        value, default = tuned[name], defaults.get(name)
+        if isinstance(dist, CategoricalDistribution):
+            choices = list(dist.choices)
+            span = max(len(choices) - 1, 1)
+            place = [choices.index(v) / span if v in choices else None for v in (value, default)]
+        else:
+            low, high = float(dist.low), float(dist.high)
+            place = [(float(v) - low) / (high - low) if high > low and v is not None else 0.5
+                     for v in (value, default)]
+        names.append(name)
+        tuned_at.append(place[0])
+        default_at.append(place[1])
+        text.append(f"tuned {value!r}, default {default!r}")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=default_at, y=names, mode="markers", name="default",
+                             marker={"color": DEFAULT_COLOUR, "size": 11, "symbol": "line-ns",
+                                     "line": {"width": 3, "color": DEFAULT_COLOUR}},
+                             text=text, hovertemplate="%{y}: %{text}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=tuned_at, y=names, mode="markers", name="tuned",
+                             marker={"color": BEST_COLOUR, "size": 10},
+                             text=text, hovertemplate="%{y}: %{text}<extra></extra>"))
+    fig.update_layout(title="tuned and default weights within each parameter's search bounds",
+                      xaxis={"title": "place within the bounds (0: low, 1: high)",
+                             "range": [-0.05, 1.05]},
+                      yaxis={"autorange": "reversed"}, height=max(300, 28 * len(names) + 140))
+    return fig
+
+
+def cell_heatmap(weights: Any, title: str) -> go.Figure:
+    """A ``ranks x files`` array of per-cell weights (row 0: rank 1, at the bottom)."""
+    ranks, files = weights.shape
+    fig = go.Figure(go.Heatmap(
+        z=weights, x=[chr(ord("a") + c) for c in range(files)],
+        y=[str(r + 1) for r in range(ranks)], colorscale=HEAT_SCALE,
+        hovertemplate="%{x}%{y}: %{z:.2f}<extra></extra>"))
+    fig.update_layout(title=title, width=560, height=520,
+                      yaxis={"scaleanchor": "x", "type": "category"},
+                      xaxis={"type": "category"})
+    return fig

@@ -1,0 +1,262 @@
+"""Study files, tune -> export -> match round trips, resume, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+import optuna
+import pytest
+
+from heurtune.engine.config import resolve_engine
+from heurtune.errors import HeurtuneError
+from heurtune.tuning import best_config
+from heurtune.tuning.studyfile import load_study_file
+from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
+from tests.helpers import ROOT, cli, digest
+
+PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+
+STUDY = """
+[study]
+name = "t"
+game = "morris"
+opponent = "morris:seed"
+trials = 3
+pairs = 3
+seed = 5
+jobs = 1
+opening_plies = 4
+sampler = "tpe"
+
+[engine]
+heuristic = "seed"
+[engine.search]
+algorithm = "alphabeta"
+depth = 2
+
+[params]
+stash = {{ low = 0.0, high = 3.0 }}
+{extra}
+
+[pruner]
+kind = "{pruner}"
+n_startup_steps = 2
+"""
+
+
+def study_file(tmp_path: Path, extra: str = "", pruner: str = "wilcoxon", name: str = "s") -> str:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(STUDY.format(extra=extra, pruner=pruner))
+    return str(path)
+
+
+def test_shipped_study_file_is_valid() -> None:
+    sf = load_study_file(ROOT / "studies" / "morris.toml")
+    assert sf.base.game == "morris" and sf.opponent.label == "morris:seed"
+    assert sf.objective_name == "score vs morris:seed"
+    assert sf.confirm is not None and sf.confirm.top == 3 and sf.confirm.pairs == 50
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("[study\n", "malformed TOML"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\ntop = 0\n',
+         "top must be at least 1"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nsprt = [5, 1]\n',
+         "SPRT needs elo0 < elo1"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nsprt = "0,5"\n',
+         "sprt must be [elo0, elo1]"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[confirm]\nrounds = 3\n',
+         "unknown keys"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\nalpha = 0.7\n',
+         "alpha must be in (0, 0.5)"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\nmargin = -1.0\n',
+         "margin must be in [0, 1]"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\n'
+         'checkpoints = [0.5, 0.2]\n', "checkpoints must be an increasing list"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[study]\n', "malformed TOML"),
+        ('[study]\ngame = "chess"\n[engine]\nheuristic = "seed"\n', "unknown game 'chess'"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "x"\n', "unknown heuristic 'x'"),
+        ('[study]\ngame = "morris"\ncolour = 1\n[engine]\nheuristic = "seed"\n', "unknown keys"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[params]\nmills = 11.0\n',
+         "mills=11.0 is out of bounds"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[params]\nmills = {low = -1.0}\n',
+         "out of bounds"),
+        ('[study]\ngame = "morris"\nsampler = "grid"\n[engine]\nheuristic = "seed"\n',
+         "unknown sampler 'grid'"),
+        ('[study]\ngame = "morris"\npairs = 0\n[engine]\nheuristic = "seed"\n', "pairs must be"),
+        ('[study]\ngame = "morris"\nopponent = "morris:zz"\n[engine]\nheuristic = "seed"\n',
+         "unknown preset 'morris:zz'"),
+        ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\nkind = "hyper"\n',
+         "unknown kind 'hyper'"),
+        ('[study]\ngame = "morris"\ntrials = "many"\n[engine]\nheuristic = "seed"\n',
+         "trials must be int"),
+        ('[study]\ngame = "morris"\nseed = -1\n[engine]\nheuristic = "seed"\n',
+         "seed must be in [0, 4294967295]"),
+        ('[study]\ngame = "morris"\nseed = 4294967296\n[engine]\nheuristic = "seed"\n',
+         "seed must be in"),
+        ('[study]\ngame = "morris"\nname = "' + "x" * 600 + '"\n[engine]\nheuristic = "seed"\n',
+         "600 characters long"),
+        ('[study]\ngame = "morris"\nsampler_seeding = "often"\n[engine]\nheuristic = "seed"\n',
+         "sampler_seeding must be one of"),
+    ],
+)
+def test_malformed_study_files(tmp_path, capsys, text, message) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    db = tmp_path / "h.db"
+    code, out, err = cli(capsys, "tune", str(path), "--storage", f"sqlite:///{db}")
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not db.exists()  # nothing written to the storage
+
+
+def test_tune_export_match_round_trip(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "h.db"
+    url = f"sqlite:///{db}"
+    sf = study_file(tmp_path)
+    code, out, err = cli(capsys, "tune", sf, "--storage", url)
+    assert code == 0, err
+    assert "3 finished trials" in out
+    study = optuna.load_study(study_name="t", storage=url)
+    first = study.trials[0]
+    assert first.params == {"stones": 1.0, "stash": 1.0, "mills": 4.0, "possible_mills": 2.0}
+    assert first.user_attrs["baseline"] is True
+    assert study.metric_names == ["score vs morris:seed"]
+    for t in study.trials:
+        assert {"wins", "draws", "losses", "games", "score_ci"} <= set(t.user_attrs)
+        if t.state == optuna.trial.TrialState.COMPLETE:
+            assert sorted(t.intermediate_values) == [0, 1, 2]  # keyed by opening
+            assert t.user_attrs["games"] == 6
+            assert t.value == pytest.approx(
+                (t.user_attrs["wins"] + 0.5 * t.user_attrs["draws"]) / 6
+            )
+    out_file = tmp_path / "best.toml"
+    code, out, err = cli(capsys, "export", "t", "--storage", url, "--out", str(out_file))
+    assert code == 0, err
+    cfg = resolve_engine(str(out_file))
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert out_file.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+    assert cfg.params == {**cfg.params, **study.best_trial.params}
+    prov = cfg.provenance
+    assert prov["study"] == "t" and prov["trial"] == study.best_trial.number
+    assert prov["games"] == 6 and prov["score"] == study.best_value
+    assert len(prov["score_ci"]) == 2 and "optuna_version" in prov and "date" in prov
+    code, out, err = cli(capsys, "match", str(out_file), "morris:seed", "--pairs", "2",
+                         "--json")
+    assert code == 0 and json.loads(out)["games"] == 4
+    code, out, err = cli(capsys, "trials", "t", "--storage", url)
+    assert code == 0 and "possible_mills" in out and out.count("\n") == 1 + 3
+    csv_file = tmp_path / "trials.csv"
+    assert cli(capsys, "trials", "t", "--storage", url, "--csv", str(csv_file))[0] == 0
+    assert csv_file.read_text().splitlines()[0].startswith("number,state,score,score_ci")
+
+
+def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    sf = study_file(tmp_path, pruner="median")
+    assert cli(capsys, "tune", sf, "--storage", url, "--trials", "2")[0] == 0
+    assert cli(capsys, "tune", sf, "--storage", url, "--trials", "4")[0] == 0
+    study = optuna.load_study(study_name="t", storage=url)
+    assert len(study.trials) == 4
+    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert all(sorted(t.intermediate_values) == [1, 2, 3] for t in complete)  # running score
+    code, out, _ = cli(capsys, "tune", sf, "--storage", url, "--trials", "4")
+    assert code == 0 and "already has 4 finished trials" in out
+    assert len(optuna.load_study(study_name="t", storage=url).trials) == 4
+
+
+def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "h.db"
+    url = f"sqlite:///{db}"
+    assert cli(capsys, "tune", study_file(tmp_path), "--storage", url, "--trials", "1")[0] == 0
+    before = digest(db)
+    changed = study_file(tmp_path, name="other")
+    Path(changed).write_text(Path(changed).read_text().replace("pairs = 3", "pairs = 4"))
+    code, _, err = cli(capsys, "tune", changed, "--storage", url)
+    assert code == 2 and "different setup (pairs differ)" in err
+    assert digest(db) == before
+
+
+def test_export_errors(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "h.db"
+    url = f"sqlite:///{db}"
+    code, _, err = cli(capsys, "export", "t", "--storage", url)
+    assert code == 2 and "does not exist" in err and not db.exists()
+    study = optuna.create_study(study_name="empty", storage=url)
+    study.set_user_attr(SETUP_ATTR, {"engine": {}})
+    code, _, err = cli(capsys, "export", "empty", "--storage", url)
+    assert code == 2 and "has no completed trial" in err
+    code, _, err = cli(capsys, "export", "nope", "--storage", url)
+    assert code == 2 and "no study named 'nope'" in err and "empty" in err
+
+
+def test_unreachable_storage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    sf = study_file(tmp_path)
+    code, _, err = cli(capsys, "tune", sf, "--storage", "postgresql://postgres@127.0.0.1:1/test")
+    assert code == 2 and err.startswith("heurtune: error: cannot open storage") and err.count("\n") == 1
+    code, _, err = cli(capsys, "tune", sf, "--storage", "nosuchdb://x")
+    assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.postgres
+def test_postgres_round_trip(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    name = f"pg-{uuid.uuid4().hex[:8]}"
+    sf = study_file(tmp_path)
+    try:
+        code, out, err = cli(capsys, "tune", sf, "--storage", PG_URL, "--study-name", name,
+                             "--trials", "2")
+        assert code == 0, err
+        cfg = best_config(PG_URL, name)
+        assert cfg.provenance["study"] == name
+        study = optuna.load_study(study_name=name, storage=PG_URL)
+        assert len(study.trials) == 2
+    finally:
+        try:
+            optuna.delete_study(study_name=name, storage=PG_URL)
+        except KeyError:
+            pass
+
+
+def test_best_config_rejects_foreign_studies(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    study = optuna.create_study(study_name="foreign", storage=url)
+    study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    with pytest.raises(HeurtuneError, match="not created by heurtune"):
+        best_config(url, "foreign")
+
+
+def test_start_from_an_exported_engine(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    start = tmp_path / "start.toml"
+    start.write_text('game = "morris"\nheuristic = "seed"\n[params]\nstones = 2.0\nstash = 0.5\n'
+                     'mills = 3.0\npossible_mills = 1.5\n')
+    sf = study_file(tmp_path)
+    text = Path(sf).read_text().replace("opening_plies = 4", 'opening_plies = 4\nstart_from = "start.toml"')
+    Path(sf).write_text(text)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "1")
+    assert code == 0, err
+    first = optuna.load_study(study_name="t", storage=url).trials[0]
+    assert first.params == {"stones": 2.0, "stash": 0.5, "mills": 3.0, "possible_mills": 1.5}
+    assert first.user_attrs["start_from"].endswith("start.toml")
+
+
+@pytest.mark.parametrize(
+    "engine,message",
+    [
+        ('game = "morris"\nheuristic = "phased"\n', "is a morris:phased engine"),
+        ('game = "morris"\nheuristic = "seed"\n[params]\nstash = 4.0\n', "stash=4.0 is out of bounds"),
+    ],
+)
+def test_bad_start_from(tmp_path, capsys, engine, message) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "start.toml").write_text(engine)
+    sf = study_file(tmp_path)
+    Path(sf).write_text(Path(sf).read_text().replace(
+        "opening_plies = 4", 'opening_plies = 4\nstart_from = "start.toml"'))
+    db = tmp_path / "h.db"
+    code, _, err = cli(capsys, "tune", sf, "--storage", f"sqlite:///{db}")
+    assert code == 2 and message in err and err.count("\n") == 1 and not db.exists()
