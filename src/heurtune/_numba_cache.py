@@ -22,6 +22,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from types import FunctionType
 
 from numba.core import caching, config
 
@@ -63,8 +64,9 @@ def _writable(path: Path) -> bool:
 
 
 def _cache_root() -> Path:
-    if config.CACHE_DIR:
-        return Path(config.CACHE_DIR) / "heurtune"
+    cache_dir = config.CACHE_DIR  # type: ignore[attr-defined]  # set from the environment
+    if cache_dir:
+        return Path(cache_dir) / "heurtune"
     in_tree = PACKAGE_DIR / "__pycache__" / "numba"
     if _writable(in_tree):
         return in_tree
@@ -72,10 +74,10 @@ def _cache_root() -> Path:
     return base / "heurtune" / "numba"
 
 
-class HeurtuneCacheLocator(caching._CacheLocator):  # type: ignore[misc]
+class HeurtuneCacheLocator(caching._CacheLocator):
     """Locates the cache of functions defined in heurtune's own files."""
 
-    def __init__(self, py_func, py_file: str) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, py_func: FunctionType, py_file: str) -> None:
         self._lineno = py_func.__code__.co_firstlineno
         relative = Path(py_file).resolve().parent.relative_to(PACKAGE_DIR)
         self._cache_path = str(_cache_root() / relative)
@@ -90,7 +92,7 @@ class HeurtuneCacheLocator(caching._CacheLocator):  # type: ignore[misc]
         return str(self._lineno)
 
     @classmethod
-    def from_function(cls, py_func, py_file: str):  # type: ignore[no-untyped-def]
+    def from_function(cls, py_func: FunctionType, py_file: str) -> HeurtuneCacheLocator | None:
         try:
             Path(py_file).resolve().relative_to(PACKAGE_DIR)
         except ValueError:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import tomli_w
 
@@ -23,7 +24,8 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
     p = Path(path)
     try:
         with p.open("rb") as fh:
-            return tomllib.load(fh)
+            data: dict[str, Any] = tomllib.load(fh)  # Any to mypy where tomli is absent
+            return data
     except FileNotFoundError:
         raise HeurtuneError(f"{p}: no such file") from None
     except IsADirectoryError:

@@ -115,7 +115,7 @@ def bench(
             searcher.clear()
             t0 = time.perf_counter()
             r = searcher.search(state, params, algorithm=algorithm, depth=depth, seed=seed,
-                                **table)  # type: ignore[arg-type]
+                                **table)
             seconds += time.perf_counter() - t0
             nodes += r.nodes
             last += r.last_iteration_nodes

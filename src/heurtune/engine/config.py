@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
 from heurtune.engine.params import Value

@@ -33,9 +33,10 @@ search nor the tuning code.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 

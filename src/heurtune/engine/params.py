@@ -12,14 +12,15 @@ tuning layer imports Optuna.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Mapping, Sequence, Union
+from typing import Any
 
 import numpy as np
 
 from heurtune.errors import HeurtuneError
 
-Value = Union[float, int, str, bool]
+Value = float | int | str | bool
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ class CategoricalParam:
         raise HeurtuneError(f"parameter {self.name!r} is categorical: it has no bounds to narrow")
 
 
-Param = Union[FloatParam, IntParam, CategoricalParam]
+Param = FloatParam | IntParam | CategoricalParam
 
 
 def _check_range(name: str, low: float, high: float, log: bool) -> None:
@@ -215,7 +216,7 @@ class ParamSpace:
             raise HeurtuneError(
                 f"space {self.name!r} has {len(self.params)} parameters, got {len(array)} values"
             )
-        return {p.name: p.decode(float(x)) for p, x in zip(self.params, array)}
+        return {p.name: p.decode(float(x)) for p, x in zip(self.params, array, strict=True)}
 
     def narrowed(self, spec: Mapping[str, Any]) -> ParamSpace:
         """A copy with bounds tightened or values fixed.

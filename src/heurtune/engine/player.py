@@ -17,7 +17,8 @@ class Engine:
         self.kernel = get_game(config.game)
         heuristic = config.heuristic_obj
         self.params = heuristic.to_array(config.params)
-        self.searcher = Searcher(self.kernel, heuristic, config.search.tt_bits)
+        # tt_bits: never None once EngineConfig has resolved its search settings
+        self.searcher = Searcher(self.kernel, heuristic, config.search.tt_bits)  # type: ignore[arg-type]
 
     def new_game(self) -> None:
         """Reset learnt state so that every game reproduces on its own."""

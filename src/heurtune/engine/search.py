@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from numba import carray
+from numba.np.numpy_support import carray
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.games.base import ONGOING, GameKernel
@@ -79,13 +81,20 @@ CTX_SIZE = 19
 MOVE_KEY_SHIFT = 32
 
 # Bound per specialisation (``MAX_MOVES``: the kernel's bound on legal moves,
-# the row length of the move buffers).
-gen_moves = gen_candidates = move_key = None
-make_move = unmake_move = outcome = position_hash = side_to_move = evaluate = None
+# the row length of the move buffers). Any to mypy: numba dispatchers once bound.
+gen_moves: Any = None
+gen_candidates: Any = None
+move_key: Any = None
+make_move: Any = None
+unmake_move: Any = None
+outcome: Any = None
+position_hash: Any = None
+side_to_move: Any = None
+evaluate: Any = None
 MAX_MOVES = 0
 
 
-def _to_tt(v, ply):  # type: ignore[no-untyped-def]
+def _to_tt(v, ply):
     """Make a mate score relative to the node (table entries are shared across plies)."""
     if v > MATE_ZONE:
         return v + ply
@@ -94,7 +103,7 @@ def _to_tt(v, ply):  # type: ignore[no-untyped-def]
     return v
 
 
-def _from_tt(v, ply):  # type: ignore[no-untyped-def]
+def _from_tt(v, ply):
     if v > MATE_ZONE:
         return v - ply
     if v < -MATE_ZONE:
@@ -102,13 +111,13 @@ def _from_tt(v, ply):  # type: ignore[no-untyped-def]
     return v
 
 
-def _decided(res, ply):  # type: ignore[no-untyped-def]
+def _decided(res, ply):
     if res == 0:
         return 0.0
     return res * (WIN_SCORE - ply)
 
 
-def _rand(rng):  # type: ignore[no-untyped-def]
+def _rand(rng):
     """xorshift64*: a tiny, fully reproducible RNG whose state is ``rng[0]``."""
     x = rng[0]
     x ^= x >> 12
@@ -125,27 +134,27 @@ def _rand(rng):  # type: ignore[no-untyped-def]
 # search time. A view rebuilt from an address has no reference count, and the
 # buffers are kept alive by the Searcher that owns them for the whole call.
 
-def _ctx(cp):  # type: ignore[no-untyped-def]
+def _ctx(cp):
     return carray(at_address(cp), CTX_SIZE, np.int64)
 
 
-def _state(ctx):  # type: ignore[no-untyped-def]
+def _state(ctx):
     return carray(at_address(ctx[C_STATE]), ctx[C_STATE_LEN], np.int64)
 
 
-def _params(ctx):  # type: ignore[no-untyped-def]
+def _params(ctx):
     return carray(at_address(ctx[C_PARAMS]), ctx[C_PARAMS_LEN], np.float64)
 
 
-def _table(ctx):  # type: ignore[no-untyped-def]
+def _table(ctx):
     return carray(at_address(ctx[C_TT]), (ctx[C_TT_SIZE], 4), np.int64)
 
 
-def _table_values(ctx):  # type: ignore[no-untyped-def]
+def _table_values(ctx):
     return carray(at_address(ctx[C_TT]), (ctx[C_TT_SIZE], 4), np.float64)
 
 
-def _move_row(ctx, slot, top):  # type: ignore[no-untyped-def]
+def _move_row(ctx, slot, top):
     """A one-row view of the move (or score) stack from entry ``top`` on.
 
     Each node writes its moves where its parent's end, so the moves of a whole
@@ -154,19 +163,19 @@ def _move_row(ctx, slot, top):  # type: ignore[no-untyped-def]
     return carray(at_address(ctx[slot] + 8 * top), (1, MAX_MOVES), np.int64)
 
 
-def _killers(ctx):  # type: ignore[no-untyped-def]
+def _killers(ctx):
     return carray(at_address(ctx[C_KILLERS]), (MAX_PLY + 1, 2), np.int64)
 
 
-def _history(ctx):  # type: ignore[no-untyped-def]
+def _history(ctx):
     return carray(at_address(ctx[C_HISTORY]), HISTORY_SIZE, np.int64)
 
 
-def _history_index(m):  # type: ignore[no-untyped-def]
+def _history_index(m):
     return (m ^ (m >> 11) ^ (m >> 22)) & (HISTORY_SIZE - 1)
 
 
-def _to_front(moves, n, front, m):  # type: ignore[no-untyped-def]
+def _to_front(moves, n, front, m):
     """Swap move ``m`` (if present in ``moves[0, front:n]``) to index ``front``;
     return the next free front index."""
     if m < 0:
@@ -179,14 +188,14 @@ def _to_front(moves, n, front, m):  # type: ignore[no-untyped-def]
     return front
 
 
-def _gen(ctx, state, moves):  # type: ignore[no-untyped-def]
+def _gen(ctx, state, moves):
     """The moves to search: the kernel's candidates when the setting asks for them."""
     if ctx[C_CANDIDATES] != 0:
         return gen_candidates(state, moves, 0)  # noqa: F821
     return gen_moves(state, moves, 0)  # noqa: F821
 
 
-def _out_of_budget(ctx):  # type: ignore[no-untyped-def]
+def _out_of_budget(ctx):
     """Once armed: stop past the node budget, or (checked every 1,024 nodes) when
     the timer has set C_STOP. Sets C_ABORT, which unwinds the whole search."""
     if ctx[C_LIMIT] > 0 and ctx[C_NODES] > ctx[C_LIMIT]:
@@ -196,14 +205,14 @@ def _out_of_budget(ctx):  # type: ignore[no-untyped-def]
     return ctx[C_ABORT] != 0
 
 
-def _leaf(state, params, ctx):  # type: ignore[no-untyped-def]
+def _leaf(state, params, ctx):
     """The heuristic, scored for the root player (as the seeds' engines do) and
     turned to the side to move's point of view for negamax."""
     v = evaluate(state, params, ctx[C_ROOT])  # noqa: F821
     return v if side_to_move(state) == ctx[C_ROOT] else -v  # noqa: F821
 
 
-def _leaf_child(state, params, ctx, ply):  # type: ignore[no-untyped-def]
+def _leaf_child(state, params, ctx, ply):
     """What :func:`_alphabeta` returns at a leaf (remaining depth 0), computed in
     the parent's loop instead of a call: the same node count, budget check,
     result and score."""
@@ -216,7 +225,7 @@ def _leaf_child(state, params, ctx, ply):  # type: ignore[no-untyped-def]
     return _leaf(state, params, ctx)
 
 
-def _minimax(cp, depth, ply, top):  # type: ignore[no-untyped-def]
+def _minimax(cp, depth, ply, top):
     """The seed's memoised negamax: every position's exact value to ``depth``.
     The table is its memo (always on, whatever the table settings say)."""
     ctx = _ctx(cp)
@@ -248,7 +257,7 @@ def _minimax(cp, depth, ply, top):  # type: ignore[no-untyped-def]
     return best
 
 
-def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def]
+def _alphabeta(cp, depth, ply, alpha, beta, top):
     ctx = _ctx(cp)
     ctx[C_NODES] += 1
     if ctx[C_ARMED] != 0 and _out_of_budget(ctx):
@@ -347,7 +356,7 @@ def _alphabeta(cp, depth, ply, alpha, beta, top):  # type: ignore[no-untyped-def
     return best
 
 
-def _search_root(ctx, algorithm, max_depth, seed, out):  # type: ignore[no-untyped-def]
+def _search_root(ctx, algorithm, max_depth, seed, out):
     """Pick a move. ``out`` receives (move, value, depth reached, moves at root,
     nodes of the last completed iteration)."""
     cp = address(ctx)
@@ -438,7 +447,7 @@ def _search_root(ctx, algorithm, max_depth, seed, out):  # type: ignore[no-untyp
     out[0], out[1], out[2] = best_move, best_value, reached
 
 
-_TEMPLATES = [
+_TEMPLATES: list[Callable[..., Any]] = [
     _to_tt, _from_tt, _decided, _rand, _ctx, _state, _params, _table, _table_values, _move_row,
     _killers, _history, _history_index, _to_front, _gen, _out_of_budget, _leaf, _leaf_child,
     _minimax, _alphabeta, _search_root,
@@ -483,7 +492,8 @@ class Searcher:
             "evaluate": heuristic.evaluate,
             "MAX_MOVES": kernel.max_moves,
         }
-        self._fn = specialise(_TEMPLATES, bindings, f"{kernel.name}_{heuristic.name}")["_search_root"]
+        fns = specialise(_TEMPLATES, bindings, f"{kernel.name}_{heuristic.name}")
+        self._fn = fns["_search_root"]
         # the evaluator reads its array by position: it must be what Heuristic.to_array builds
         self._params_len = len(heuristic.to_array())
         self.tt = np.zeros((1 << tt_bits, 4), dtype=np.int64)

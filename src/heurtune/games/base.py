@@ -54,9 +54,10 @@ game means writing one kernel module and registering it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit

@@ -5,16 +5,30 @@ the LLVM intrinsics directly; they compile to single POPCNT / TZCNT
 instructions and, unlike ctypes calls, are compatible with ``cache=True``.
 """
 
+from typing import TYPE_CHECKING
+
 from numba import types
-from numba.extending import intrinsic
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Concatenate, ParamSpec
+
+    _P = ParamSpec("_P")
+
+    def intrinsic(defn: Callable[Concatenate[Any, _P], object]) -> Callable[_P, Any]:
+        """numba's decorator as jitted callers see its result: called without the
+        typing context, returning a numba value (numba's own annotations describe
+        a plain Python call, which raises)."""
+else:
+    from numba.extending import intrinsic
 
 
 @intrinsic
-def popcount(typingctx, x):  # type: ignore[no-untyped-def]
+def popcount(typingctx, x):
     """Number of set bits of a 64-bit integer."""
     sig = types.int64(types.int64)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
         return builder.call(fn, [args[0]])
 
@@ -22,11 +36,11 @@ def popcount(typingctx, x):  # type: ignore[no-untyped-def]
 
 
 @intrinsic
-def lsb(typingctx, x):  # type: ignore[no-untyped-def]
+def lsb(typingctx, x):
     """Index of the lowest set bit of a non-zero 64-bit integer."""
     sig = types.int64(types.int64)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         from llvmlite import ir
 
         fn = builder.module.declare_intrinsic("llvm.cttz", [args[0].type, ir.IntType(1)])
@@ -36,11 +50,11 @@ def lsb(typingctx, x):  # type: ignore[no-untyped-def]
 
 
 @intrinsic
-def address(typingctx, arr):  # type: ignore[no-untyped-def]
+def address(typingctx, arr):
     """The raw data address of an array as an integer (see :func:`at_address`)."""
     sig = types.int64(arr)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         from llvmlite import ir
 
         ary = context.make_array(signature.args[0])(context, builder, args[0])
@@ -50,7 +64,7 @@ def address(typingctx, arr):  # type: ignore[no-untyped-def]
 
 
 @intrinsic
-def at_address(typingctx, addr):  # type: ignore[no-untyped-def]
+def at_address(typingctx, addr):
     """The integer ``addr`` as a pointer, for :func:`numba.carray` views.
 
     A recursion that passes integers instead of arrays pushes one word per
@@ -59,7 +73,7 @@ def at_address(typingctx, addr):  # type: ignore[no-untyped-def]
     """
     sig = types.voidptr(types.int64)
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
 
     return sig, codegen

@@ -36,7 +36,7 @@ by the line classes through it, so threats are searched first.
 from __future__ import annotations
 
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
@@ -120,7 +120,7 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
 # every line's class up to date.
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def free_range(line, own):  # type: ignore[no-untyped-def]
+def free_range(line, own):
     """The seed's ``f_range``: ``(lo, hi)`` such that ``line[lo:hi]`` is the
     adversary-free range around the centre (cells other than ``own`` and empty
     end it)."""
@@ -134,7 +134,7 @@ def free_range(line, own):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cscore(line, own, cap):  # type: ignore[no-untyped-def]
+def cscore(line, own, cap):
     """The seed's ``cscore``: ``(mag, mul)`` over the free range's windows: a
     range of ``L`` points has ``L - 3`` windows, window ``i`` the slice
     ``[i:i + 5]`` of the range (centre excluded, so the last ones hold fewer
@@ -156,7 +156,7 @@ def cscore(line, own, cap):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _class_table():  # type: ignore[no-untyped-def]
+def _class_table():
     """Line class of every line for each side, indexed by the line's 8 cells
     (2 bits each, cell ``j`` at bits ``2j``). int8, so that numba can embed it in
     the compiled code (arrays over 1 MB it cannot cache)."""
@@ -175,7 +175,7 @@ CLASS_TABLE = _class_table()
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def line_key(state, idx, step):  # type: ignore[no-untyped-def]
+def line_key(state, idx, step):
     """The 8 cells of the line through grid cell ``idx`` in direction ``step``,
     packed as :data:`CLASS_TABLE` indexes them."""
     key = 0
@@ -186,12 +186,12 @@ def line_key(state, idx, step):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _steps(width):  # type: ignore[no-untyped-def]
+def _steps(width):
     return (1, width, width + 1, width - 1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _init_keys(state):  # type: ignore[no-untyped-def]
+def _init_keys(state):
     """The line key of every point of the board in every direction."""
     n = state[R_SIZE]
     width = state[R_WIDTH]
@@ -207,7 +207,7 @@ def _init_keys(state):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _update(state, idx, change):  # type: ignore[no-untyped-def]
+def _update(state, idx, change):
     """After grid cell ``idx`` changed by ``change`` (+stone placed, -stone
     removed): the near counts around it, the keys of the lines through it, and
     the classes of the empty points on them (and its own) follow."""
@@ -256,13 +256,13 @@ def _update(state, idx, change):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def cell_index(state, move):  # type: ignore[no-untyped-def]
+def cell_index(state, move):
     """Index into ``state`` of the grid cell of point ``move``."""
     return GRID + ((move >> 5) + PAD) * state[R_WIDTH] + (move & 31) + PAD
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
+def gen_moves(state, out, row):
     """Every empty point, in increasing order."""
     n = state[R_SIZE]
     width = state[R_WIDTH]
@@ -277,7 +277,7 @@ def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def run_length(state, idx, step, stone):  # type: ignore[no-untyped-def]
+def run_length(state, idx, step, stone):
     """Stones ``stone`` in a row from ``idx`` (excluded) in direction ``step``."""
     k = 0
     j = idx + step
@@ -288,7 +288,7 @@ def run_length(state, idx, step, stone):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def makes_five(state, idx, stone):  # type: ignore[no-untyped-def]
+def makes_five(state, idx, stone):
     """Whether a stone ``stone`` on grid cell ``idx`` makes a winning line (the
     cell itself is not read, so this also answers "would it")."""
     width = state[R_WIDTH]
@@ -301,7 +301,7 @@ def makes_five(state, idx, stone):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def make_move(state, move):  # type: ignore[no-untyped-def]
+def make_move(state, move):
     s = state[STM]
     idx = cell_index(state, move)
     state[idx] = 1 + s
@@ -314,7 +314,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unmake_move(state, move):  # type: ignore[no-untyped-def]
+def unmake_move(state, move):
     s = 1 - state[STM]
     idx = cell_index(state, move)
     state[idx] = EMPTY
@@ -326,7 +326,7 @@ def unmake_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def outcome(state) -> int:  # type: ignore[no-untyped-def]
+def outcome(state) -> int:
     """LOSS for the side to move when the last move made five, DRAW on a full board."""
     if state[WON] != 0:
         return LOSS
@@ -336,7 +336,7 @@ def outcome(state) -> int:  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _has_four(state, side):  # type: ignore[no-untyped-def]
+def _has_four(state, side):
     """Whether ``side`` has any line of class four or more (a point might make five)."""
     h = state[R_HISTO] + side * NCLASS
     for c in range(FOUR_CLASS, NCLASS):
@@ -346,7 +346,7 @@ def _has_four(state, side):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _five_points(state, side, out, row, first_only):  # type: ignore[no-untyped-def]
+def _five_points(state, side, out, row, first_only):
     """Write the points where ``side`` would make five into ``out[row]``; only
     the first one when ``first_only``. Only points with a line of class four or
     more can (the seed's windows then hold the four stones)."""
@@ -374,7 +374,7 @@ def _five_points(state, side, out, row, first_only):  # type: ignore[no-untyped-
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def gen_candidates(state, out, row):  # type: ignore[no-untyped-def]
+def gen_candidates(state, out, row):
     """The moves worth searching: a winning point alone, else the points that
     stop the opponent's five, else every empty point within two of a stone (the
     centre on an empty board). A subset of :func:`gen_moves`, never empty while
@@ -405,7 +405,7 @@ def gen_candidates(state, out, row):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def move_key(state, move):  # type: ignore[no-untyped-def]
+def move_key(state, move):
     """Threat-first ordering key of a move: the magnitudes of the line classes
     through the point, for the side to move (counted double) and the opponent,
     16 times more per extra stone, so a four outranks any number of threes."""
@@ -489,7 +489,8 @@ def _threat(cells: list[int], stone: int) -> bool:
             return True
     for i in range(len(cells) - 5):
         w = cells[i:i + 6]
-        if w[0] == EMPTY and w[5] == EMPTY and w[1:5].count(stone) == 3 and w[1:5].count(EMPTY) == 1:
+        if (w[0] == EMPTY and w[5] == EMPTY
+                and w[1:5].count(stone) == 3 and w[1:5].count(EMPTY) == 1):
             return True
     return False
 

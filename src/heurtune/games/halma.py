@@ -31,7 +31,7 @@ A move is ``from | to << 8`` (int64); its notation is ``a1-c3``.
 from __future__ import annotations
 
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
@@ -168,12 +168,12 @@ def set_board(state: np.ndarray, board: np.ndarray) -> None:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _scratch_base(state):  # type: ignore[no-untyped-def]
+def _scratch_base(state):
     return HIST + 2 * (state[R_MAXPLY] + 1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _piece_moves(state, cell, out, row, n, base):  # type: ignore[no-untyped-def]
+def _piece_moves(state, cell, out, row, n, base):
     """Append the moves of the piece on ``cell`` to ``out[row]`` from index ``n``."""
     for d in range(8):
         t = STEP[cell, d]
@@ -212,7 +212,7 @@ def _piece_moves(state, cell, out, row, n, base):  # type: ignore[no-untyped-def
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
+def gen_moves(state, out, row):
     """Write the legal moves of the side to move into ``out[row]``; return their number."""
     side = state[STM]
     base = _scratch_base(state)
@@ -224,7 +224,7 @@ def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _lift(state, side, cell):  # type: ignore[no-untyped-def]
+def _lift(state, side, cell):
     state[BOARD + cell] = 0
     state[TOTAL + side] -= DIST[side, cell]
     if TARGET[side, cell]:
@@ -235,7 +235,7 @@ def _lift(state, side, cell):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _drop(state, side, cell):  # type: ignore[no-untyped-def]
+def _drop(state, side, cell):
     state[BOARD + cell] = 1 + side
     state[TOTAL + side] += DIST[side, cell]
     if TARGET[side, cell]:
@@ -246,7 +246,7 @@ def _drop(state, side, cell):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _relist(state, side, frm, to):  # type: ignore[no-untyped-def]
+def _relist(state, side, frm, to):
     """Replace ``frm`` by ``to`` in the side's piece list, keeping it in ascending order."""
     first = PLIST + side * PIECES
     last = first + state[PCOUNT + side] - 1
@@ -263,7 +263,7 @@ def _relist(state, side, frm, to):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def make_move(state, move):  # type: ignore[no-untyped-def]
+def make_move(state, move):
     side = state[STM]
     ply = state[PLY]
     frm = move & 255
@@ -279,7 +279,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unmake_move(state, move):  # type: ignore[no-untyped-def]
+def unmake_move(state, move):
     side = 1 - state[STM]
     ply = state[PLY] - 1
     frm = move & 255
@@ -293,14 +293,14 @@ def unmake_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _wins(state, side):  # type: ignore[no-untyped-def]
+def _wins(state, side):
     if state[R_CAMP] == 0:
         return state[IN_TARGET + side] == PIECES
     return state[FILLED + side] == PIECES and state[IN_TARGET + side] >= 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _has_move(state):  # type: ignore[no-untyped-def]
+def _has_move(state):
     """Whether the side to move has a legal move (a step, or a first jump)."""
     side = state[STM]
     first = PLIST + side * PIECES
@@ -319,7 +319,7 @@ def _has_move(state):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def outcome(state) -> int:  # type: ignore[no-untyped-def]
+def outcome(state) -> int:
     """ONGOING, or the result for the side to move."""
     stm = state[STM]
     if _wins(state, 1 - stm):

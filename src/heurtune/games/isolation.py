@@ -16,7 +16,7 @@ A move is the destination square (int64); its notation is the square's name.
 from __future__ import annotations
 
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
@@ -72,7 +72,7 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def targets(state, side):  # type: ignore[no-untyped-def]
+def targets(state, side):
     """Squares ``side`` could move to now (its mobility is their number)."""
     pos = state[POS + side]
     if pos < 0:
@@ -81,7 +81,7 @@ def targets(state, side):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
+def gen_moves(state, out, row):
     """Write the legal moves of the side to move into ``out[row]``; return their number."""
     t = targets(state, state[STM])
     n = 0
@@ -93,7 +93,7 @@ def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def make_move(state, move):  # type: ignore[no-untyped-def]
+def make_move(state, move):
     s = state[STM]
     ply = state[PLY]
     prev = state[POS + s]
@@ -111,7 +111,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unmake_move(state, move):  # type: ignore[no-untyped-def]
+def unmake_move(state, move):
     s = 1 - state[STM]
     ply = state[PLY] - 1
     state[BLOCKED] &= ~(1 << move)
@@ -122,7 +122,7 @@ def unmake_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def outcome(state) -> int:  # type: ignore[no-untyped-def]
+def outcome(state) -> int:
     """ONGOING, or LOSS when the side to move is stuck (Isolation has no draws)."""
     if targets(state, state[STM]) == 0:
         return LOSS

@@ -25,7 +25,7 @@ Move encoding (int64): ``from | to << 5 | remove1 << 10 | remove2 << 15`` with
 from __future__ import annotations
 
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
@@ -73,7 +73,7 @@ def _geometry() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     point_mills = np.zeros((24, 2), dtype=np.int64)
     seen = np.zeros(24, dtype=np.int64)
     for m, line in enumerate(lines):
-        for a, b in zip(line, line[1:]):
+        for a, b in zip(line, line[1:], strict=False):
             adj[a] |= 1 << b
             adj[b] |= 1 << a
         for p in line:
@@ -149,13 +149,13 @@ def new_state(rules: Mapping[str, int]) -> np.ndarray:
 @njit(cache=True, nogil=True, error_model="numpy")
 def lanes(bb: int) -> int:
     """``bb`` as three 16-bit lanes, one bit per mill (see :data:`LANES`)."""
-    return LANES[0, bb & 255] | LANES[1, (bb >> 8) & 255] | LANES[2, (bb >> 16) & 255]
+    return LANES[0, bb & 255] | LANES[1, (bb >> 8) & 255] | LANES[2, (bb >> 16) & 255]  # type: ignore[no-any-return]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def neighbours(bb: int) -> int:
     """Points adjacent to any stone of ``bb``."""
-    return NEIGHBOURS[0, bb & 255] | NEIGHBOURS[1, (bb >> 8) & 255] | NEIGHBOURS[2, (bb >> 16) & 255]
+    return NEIGHBOURS[0, bb & 255] | NEIGHBOURS[1, (bb >> 8) & 255] | NEIGHBOURS[2, (bb >> 16) & 255]  # type: ignore[no-any-return]  # noqa: E501
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -207,7 +207,7 @@ def removable(opp: int) -> int:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _emit(out, row, n, frm, to, own_after, opp, double):  # type: ignore[no-untyped-def]
+def _emit(out, row, n, frm, to, own_after, opp, double):
     base = frm | (to << 5)
     k = closed_mills(own_after, to)
     if k == 0 or opp == 0:
@@ -244,7 +244,7 @@ def _emit(out, row, n, frm, to, own_after, opp, double):  # type: ignore[no-unty
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
+def gen_moves(state, out, row):
     """Write the legal moves of the side to move into ``out[row]``; return their number."""
     s = state[STM]
     own = state[BB + s]
@@ -273,7 +273,7 @@ def gen_moves(state, out, row):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def make_move(state, move):  # type: ignore[no-untyped-def]
+def make_move(state, move):
     """Play ``move`` in place."""
     s = state[STM]
     o = 1 - s
@@ -309,7 +309,7 @@ def make_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def unmake_move(state, move):  # type: ignore[no-untyped-def]
+def unmake_move(state, move):
     """Take back ``move``, the last move played."""
     o = state[STM]
     s = 1 - o
@@ -334,18 +334,18 @@ def unmake_move(state, move):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def has_moves(state) -> bool:  # type: ignore[no-untyped-def]
+def has_moves(state) -> bool:
     """Whether the side to move has a legal move (cheaper than generating them)."""
     s = state[STM]
     own = state[BB + s]
     empty = FULL & ~(own | state[BB + 1 - s])
     if state[STASH + s] > 0 or (state[R_FLY] != 0 and popcount(own) == 3):
-        return empty != 0
-    return neighbours(own) & empty != 0
+        return empty != 0  # type: ignore[no-any-return]
+    return neighbours(own) & empty != 0  # type: ignore[no-any-return]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def outcome(state) -> int:  # type: ignore[no-untyped-def]
+def outcome(state) -> int:
     """ONGOING, or the result for the side to move."""
     s = state[STM]
     if popcount(state[BB + s]) + state[STASH + s] < 3:

@@ -10,7 +10,7 @@ search can run on it) and is registered only while the oracle is in use.
 from __future__ import annotations
 
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

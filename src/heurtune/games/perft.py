@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from heurtune.games.base import ONGOING, GameKernel
 from heurtune.games.specialise import specialise
 
-# Free names bound per game by :func:`specialise`.
-gen_moves = make_move = unmake_move = outcome = None
+# Free names bound per game by :func:`specialise` (Any to mypy: numba dispatchers).
+gen_moves: Any = None
+make_move: Any = None
+unmake_move: Any = None
+outcome: Any = None
 
 
-def _perft(state, depth, moves):  # type: ignore[no-untyped-def]
+def _perft(state, depth, moves):
     if depth == 0:
         return 1
     if outcome(state) != ONGOING:  # noqa: F821 - bound per game

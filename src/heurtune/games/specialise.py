@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
-from typing import Any, Mapping, Sequence
+from typing import Any, cast
 
 from numba import njit
 
@@ -26,12 +27,12 @@ _LOCK = threading.Lock()
 
 
 def specialise(
-    templates: Sequence[FunctionType], bindings: Mapping[str, Any], tag: str
+    templates: Sequence[Callable[..., Any]], bindings: Mapping[str, Any], tag: str
 ) -> dict[str, Any]:
     """Compile ``templates`` with ``bindings`` as extra globals; memoised by ``tag``.
 
-    Templates may call each other (and themselves) by name: every copy sees the
-    other copies, not the originals.
+    Templates are plain ``def`` functions; they may call each other (and
+    themselves) by name: every copy sees the other copies, not the originals.
     """
     safe = re.sub(r"\W", "_", tag)
     with _LOCK:
@@ -41,7 +42,8 @@ def specialise(
         namespace = dict(templates[0].__globals__)
         namespace.update(bindings)
         out: dict[str, Any] = {}
-        for func in templates:
+        for template in templates:
+            func = cast(FunctionType, template)  # mypy types a ``def`` as a Callable
             copy = FunctionType(
                 func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
             )

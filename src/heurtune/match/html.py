@@ -14,7 +14,8 @@ from __future__ import annotations
 import html
 import json
 import os
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
@@ -44,7 +45,7 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; font-size: .85em; }
 .replay-controls input[type=range] { flex: 1; min-width: 200px; }
 .replay-label { font-family: monospace; min-height: 1.3em; }
 .note { color: #666; font-style: italic; }
-"""
+"""  # noqa: E501 - the page's CSS, one rule a line
 
 # Steps a replay through its positions: one function for every replay of the page.
 REPLAY_SCRIPT = """
@@ -80,7 +81,7 @@ function heurtuneReplay(id) {
   slider.addEventListener("input", () => show(+slider.value));
   show(0);
 }
-"""
+"""  # noqa: E501 - the page's JavaScript
 
 
 class HtmlPage:
@@ -235,8 +236,8 @@ def interval_figure(names: Sequence[str], values: Sequence[float],
         x=list(values), y=list(names), mode="markers",
         marker={"size": 10, "color": [FLAGGED_COLOUR if f else INTERVAL_COLOUR for f in flagged]},
         error_x={"type": "data", "symmetric": False,
-                 "array": [hi - v for v, (_lo, hi) in zip(values, intervals)],
-                 "arrayminus": [v - lo for v, (lo, _hi) in zip(values, intervals)]},
+                 "array": [hi - v for v, (_lo, hi) in zip(values, intervals, strict=False)],
+                 "arrayminus": [v - lo for v, (lo, _hi) in zip(values, intervals, strict=False)]},
         hovertemplate="%{y}: %{x:.3f}<extra></extra>"))
     if reference is not None:
         fig.add_vline(x=reference, line_dash="dot", line_color="#888")

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, GameKernel
 
-
 SATURATED = 20_000  # draws in a row without a new opening: the game has no more
 
 
-def _reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]):  # type: ignore[no-untyped-def]
+def _reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> np.ndarray:
     state = kernel.new_state(rules)
     for m in opening:
         kernel.make_move(state, m)
@@ -25,7 +25,9 @@ def opening_hash(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence
     return int(kernel.position_hash(_reach(kernel, rules, opening)))
 
 
-def opening_images(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> set[int]:
+def opening_images(
+    kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]
+) -> set[int]:
     """The hashes of the position an opening reaches and of its symmetric images."""
     return kernel.image_hashes(_reach(kernel, rules, opening))
 

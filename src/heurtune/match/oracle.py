@@ -20,7 +20,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import struct
-from typing import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from heurtune.engine.config import EngineConfig
 from heurtune.games import register_game, unregister_game
 from heurtune.match.play import PairResult, mix_seed
 from heurtune.match.runner import KeepGames, MatchRunner, MatchSpec
+
+if TYPE_CHECKING:
+    from heurtune.engine.heuristics.oracle import OracleCase
 
 GAME = "oracle"
 
@@ -71,7 +75,7 @@ class OracleRunner(MatchRunner):
         self.opening_bias = opening_bias
         self.games = 0  # games played so far (the benchmark's budget)
 
-    def _case(self, config: EngineConfig):  # type: ignore[no-untyped-def]
+    def _case(self, config: EngineConfig) -> OracleCase:
         from heurtune.engine.heuristics.oracle import CASES
 
         return CASES[config.heuristic]
@@ -103,7 +107,7 @@ class OracleRunner(MatchRunner):
                 else np.zeros(len(ranked)))
         scores = game_scores(rng, np.stack([diff + bias, diff - bias], axis=1), case.draw_ratio)
         where = {i: k for k, i in enumerate(ranked)}
-        for i, op in zip(numbers, ops):
+        for i, op in zip(numbers, ops, strict=True):
             first, second = scores[where[i]]
             self.games += 2
             yield PairResult(i, tuple(op), (float(first), float(second)), (1, 1))

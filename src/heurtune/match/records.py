@@ -14,17 +14,18 @@ so a match's file is the same for every ``jobs``::
 player's (1, 0.5 or 0) and ``result`` says the same as ``1-0``, ``1/2-1/2`` or
 ``0-1``; ``termination`` is why the game ended (the kernel's hook).
 
-A replay (:func:`replay_positions`) plays the moves again on the kernel (each must be legal) and shows
-every position as the kernel's text board.
+A replay (:func:`replay_positions`) plays the moves again on the kernel (each
+must be legal) and shows every position as the kernel's text board.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

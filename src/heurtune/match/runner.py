@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import multiprocessing
 import signal
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Iterator, Sequence, Union
+from typing import Any
 
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
@@ -23,13 +24,12 @@ from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import PairResult, play_pair
 from heurtune.match.stats import MatchStats, Sprt, pair_outcome
 
-
 MAX_PAIRS = 1_000_000
 MAX_CHUNK = 8  # pairs per task sent to a worker process
 SEED_MAX = 2**32 - 1
 MAX_OPENING_PLIES = 64
 # which pairs carry their games: all (True), none (False) or the pairs of these indices
-KeepGames = Union[bool, Collection[int]]
+KeepGames = bool | Collection[int]
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,8 @@ class PoolPair:
 
     @property
     def score(self) -> float:
-        return sum(w * p.score for w, p in zip(self.weights, self.pairs)) / sum(self.weights)
+        return (sum(w * p.score for w, p in zip(self.weights, self.pairs, strict=False))
+                / sum(self.weights))
 
 
     @property
@@ -291,7 +292,7 @@ class MatchRunner:
     def iter_pairs(
         self, spec: MatchSpec, openings: Sequence[tuple[int, ...]] | None = None,
         indices: Sequence[int] | None = None, keep_games: KeepGames = False,
-    ) -> Iterator[PairResult]:
+    ) -> Generator[PairResult, None, None]:
         """Yield pair results as they finish. Closing the iterator early (a pruned
         trial) cancels the pairs not started yet. ``indices`` numbers the openings
         (default 0, 1, ...): a pair's index picks its tie-break seeds, so an
@@ -329,7 +330,7 @@ class MatchRunner:
             warm_up(spec.a)
             warm_up(spec.b)
         if self.jobs == 1:
-            for i, op in zip(numbers, ops):
+            for i, op in zip(numbers, ops, strict=True):
                 for k, spec in enumerate(specs):
                     yield k, _pair_task(spec.a, spec.b, i, op, spec.seed, _keeps(keep_games, i))
             return
@@ -338,7 +339,7 @@ class MatchRunner:
         # short pair (Isolation), and every pair still plays from its own seed, so
         # the results do not depend on the chunking or on ``jobs``
         size = max(1, min(MAX_CHUNK, len(ops) * len(specs) // (self.jobs * 16)))
-        indexed = list(zip(numbers, ops))
+        indexed = list(zip(numbers, ops, strict=True))
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
         keep = keep_games if isinstance(keep_games, bool) else frozenset(keep_games)
         pending: dict[Future[list[PairResult]], int] = {

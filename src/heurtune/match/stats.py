@@ -13,9 +13,10 @@ scored the same.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from heurtune.match.play import PairResult
@@ -49,8 +50,8 @@ def pair_variance(pair_scores: Sequence[float]) -> float:
     and close to the plain sample variance once there are many pairs."""
     counts = [c + PSEUDO_COUNT for c in pentanomial(pair_scores)]
     total = sum(counts)
-    mean = sum(c * v for c, v in zip(counts, PAIR_VALUES)) / total
-    return sum(c * (v - mean) ** 2 for c, v in zip(counts, PAIR_VALUES)) / total
+    mean = sum(c * v for c, v in zip(counts, PAIR_VALUES, strict=True)) / total
+    return sum(c * (v - mean) ** 2 for c, v in zip(counts, PAIR_VALUES, strict=True)) / total
 
 
 def t_value(pairs: int, confidence: float = 0.95) -> float:
@@ -117,7 +118,8 @@ def nelo(pair_scores: Sequence[float]) -> float:
 
 def logistic_score(elo_diff: float) -> float:
     """The expected score of an Elo difference (logistic model)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo_diff / 400.0))
+    odds: float = 10.0 ** (-elo_diff / 400.0)  # typeshed: float ** float is Any
+    return 1.0 / (1.0 + odds)
 
 
 def _mle_with_mean(probs: Sequence[float], target: float) -> list[float]:
@@ -131,10 +133,10 @@ def _mle_with_mean(probs: Sequence[float], target: float) -> list[float]:
     span = hi - lo
 
     def f(x: float) -> float:
-        return sum(p * ai / (1.0 + x * ai) for p, ai in zip(probs, a))
+        return sum(p * ai / (1.0 + x * ai) for p, ai in zip(probs, a, strict=False))
 
     x = brentq(f, lo + 1e-12 * span, hi - 1e-12 * span, xtol=1e-15, maxiter=500)
-    return [p / (1.0 + x * ai) for p, ai in zip(probs, a)]
+    return [p / (1.0 + x * ai) for p, ai in zip(probs, a, strict=False)]
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ class Sprt:
         if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
             raise HeurtuneError("SPRT alpha and beta must be in (0, 0.5)")
         if self.model not in ("logistic", "normalized"):
-            raise HeurtuneError(f"SPRT Elo model must be logistic or normalized, got {self.model!r}")
+            raise HeurtuneError(
+                f"SPRT Elo model must be logistic or normalized, got {self.model!r}")
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -181,15 +184,16 @@ class Sprt:
         s0, s1 = self.scores(probs)
         p0 = _mle_with_mean(probs, s0)
         p1 = _mle_with_mean(probs, s1)
-        return n * sum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1))
+        return n * sum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1, strict=False))
 
     def scores(self, probs: Sequence[float]) -> tuple[float, float]:
         """The expected pair scores of H0 and H1 (given the outcome frequencies, for
         the normalised model)."""
         if self.model == "logistic":
             return logistic_score(self.elo0), logistic_score(self.elo1)
-        mean = sum(p * v for p, v in zip(probs, PAIR_VALUES))
-        sigma = math.sqrt(2.0 * sum(p * (v - mean) ** 2 for p, v in zip(probs, PAIR_VALUES)))
+        mean = sum(p * v for p, v in zip(probs, PAIR_VALUES, strict=False))
+        sigma = math.sqrt(2.0 * sum(p * (v - mean) ** 2
+                                    for p, v in zip(probs, PAIR_VALUES, strict=False)))
 
         def clamp(x: float) -> float:  # strictly inside the pair scores' range
             return min(max(x, 1e-4), 1.0 - 1e-4)
@@ -376,7 +380,7 @@ def bradley_terry(
     cov = centre @ inv_h @ centre
     if groups is not None:
         scores: dict[int, np.ndarray] = {}
-        for (i, j, pts, g), label in zip(results, groups):
+        for (i, j, pts, g), label in zip(results, groups, strict=False):
             u = scores.setdefault(label, np.zeros(n))
             residual = pts - g * p[i, j]
             u[i] += residual

@@ -14,9 +14,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError

@@ -51,9 +51,10 @@ where ``score`` is the seed's ``mul ** (1 / kappa1) * mag`` (mul capped at
 kappa0`` summed over the empty points: the seed's score as a point of the
 family. The defaults weight threats far above single stones (all weights 1
 lets the hundreds of one-stone lines drown the threes and fours: it scored
-0.125 against ``gomoku:seed`` over 20 pairs, the defaults 0.725). The position's value is ``to_move * own sum - waiting * other sum``
-seen from the side to move (the side to move has the tempo), for the root
-player. The class histogram makes this 80 multiply-adds per leaf; the ``prepare``
+0.125 against ``gomoku:seed`` over 20 pairs, the defaults 0.725). The
+position's value is ``to_move * own sum - waiting * other sum`` seen from
+the side to move (the side to move has the tempo), for the root player. The
+class histogram makes this 80 multiply-adds per leaf; the ``prepare``
 hook turns the weights into the table of class values once per engine.
 """
 
@@ -66,19 +67,18 @@ from numba import njit
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.engine.params import FloatParam, IntParam, ParamSpace
-from heurtune.games.base import STM
+from heurtune.games.base import PLY, STM
 from heurtune.games.gomoku import (
     HIST,
     MAG_SHIFT,
     NCLASS,
-    PLY,
     R_HISTO,
     R_WIDTH,
     cell_index,
     cscore,
-    free_range,
     makes_five,
 )
+from heurtune.games.gomoku import free_range as free_range  # re-exported for the tests
 
 # tiers of heuristic_score, far above any line score (a total over four lines
 # with mag <= 5 and mul <= 5 stays below 40)
@@ -86,7 +86,7 @@ TIER_FORCED, TIER_ATTACK, TIER_DEFEND = 3000.0, 2000.0, 1000.0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def line_score(line, own, kappa1, cap):  # type: ignore[no-untyped-def]
+def line_score(line, own, kappa1, cap):
     """The seed's ``score`` of an 8-point line for stones ``own``."""
     mag, mul = cscore(line, own, cap)
     if mag == 0:
@@ -95,7 +95,7 @@ def line_score(line, own, kappa1, cap):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def total_score(scores, kappa0):  # type: ignore[no-untyped-def]
+def total_score(scores, kappa0):
     """The seed's ``total_score`` of a point from its lines' scores."""
     t = 0.0
     for s in scores:
@@ -104,7 +104,7 @@ def total_score(scores, kappa0):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def point_score(state, idx, own, kappa0, kappa1, cap):  # type: ignore[no-untyped-def]
+def point_score(state, idx, own, kappa0, kappa1, cap):
     """``total_score`` of grid cell ``idx`` for stones ``own`` over its 4 lines."""
     width = state[R_WIDTH]
     line = np.empty(8, dtype=np.int64)
@@ -149,7 +149,7 @@ assert SEED_SPACE.names == ["kappa0", "kappa1", "cap", "defence", "threshold"]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_heuristic_score(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_heuristic_score(state, params, player):
     """The seed agent's value of the move just played, for ``player`` who played it."""
     ply = state[PLY]
     if ply == 0:
@@ -179,7 +179,8 @@ THREATS_SPACE = ParamSpace(
         FloatParam("one", 0.0, 4.0, 0.0, help="weight of lines with one stone in a window"),
         FloatParam("two", 0.0, 4.0, 0.2, help="weight of lines with two"),
         FloatParam("three", 0.0, 8.0, 2.0, help="weight of lines with three"),
-        FloatParam("four", 0.0, 16.0, 8.0, help="weight of lines with four (a five threat) or more"),
+        FloatParam("four", 0.0, 16.0, 8.0,
+                   help="weight of lines with four (a five threat) or more"),
         FloatParam("open", 0.25, 8.0, 4.0,
                    help="factor for threes and fours that two or more windows reach"),
         FloatParam("to_move", 0.25, 4.0, 1.0, help="weight of the side to move's sum"),
@@ -216,7 +217,7 @@ def prepare_threats(params: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_threats(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_threats(state, params, player):
     """``to_move * S(side to move) - waiting * S(other)`` for ``player``, where S
     sums the class values of a side's lines over the kernel's histogram."""
     stm = state[STM]

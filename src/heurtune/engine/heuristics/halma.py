@@ -50,7 +50,8 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -131,7 +132,7 @@ EDGE, HOME, MDEAD, MANHATTAN, EDGE_SUM = _more_tables()
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_distance(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_distance(state, params, player):
     base, radius, near, dead, golden = params[0], params[1], params[2], params[3], params[4]
     score = 0.0
     first = PLIST + player * PIECES
@@ -159,7 +160,7 @@ DISTANCE_SPACE = ParamSpace("distance", DISTANCE_TERMS)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_wall_corner(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_wall_corner(state, params, player):
     base, scale, need_piece = params[0], params[1], params[2]
     score = 0.0
     first = PLIST + player * PIECES
@@ -186,7 +187,7 @@ WALL_CORNER_SPACE = ParamSpace(
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_dispersion(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_dispersion(state, params, player):
     base, radius, near, dead, golden = params[0], params[1], params[2], params[3], params[4]
     home_scale, w_progress, w_dispersion = params[5], params[6], params[7]
     progress = 0.0
@@ -231,7 +232,7 @@ DISPERSION_SPACE = ParamSpace(
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_manhattan(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_manhattan(state, params, player):
     radius, near, dead, home_scale = params[0], params[1], params[2], params[3]
     score = 0.0
     first = PLIST + player * PIECES
@@ -258,7 +259,7 @@ MANHATTAN_SPACE = ParamSpace(
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _family_side(state, params, side):  # type: ignore[no-untyped-def]
+def _family_side(state, params, side):
     """(progress score, spread, rearmost distance, pieces at home) of ``side``."""
     base, radius, near, dead, golden = params[1], params[2], params[3], params[4], params[5]
     edge, home = params[6], params[7]
@@ -296,7 +297,7 @@ def _family_side(state, params, side):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_family(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_family(state, params, player):
     w_progress, w_dispersion, w_opponent = params[0], params[8], params[9]
     w_straggler, w_home_pieces = params[10], params[11]
     progress, spread, rearmost, at_home = _family_side(state, params, player)
@@ -311,11 +312,13 @@ def evaluate_family(state, params, player):  # type: ignore[no-untyped-def]
 FAMILY_SPACE = ParamSpace(
     "family",
     (
-        FloatParam("progress", 0.0, 3.0, 1.0, help="weight of the distance score (its terms below)"),
+        FloatParam("progress", 0.0, 3.0, 1.0,
+                   help="weight of the distance score (its terms below)"),
         *DISTANCE_TERMS,
         FloatParam("edge_scale", 0.0, 3.0, 0.0, help="wall_corner's edge table, under own pieces"),
         FloatParam("home_scale", 0.0, 3.0, 0.0, help="the home-camp penalty table"),
-        FloatParam("dispersion", 0.0, 2.0, 0.0, help="per unit of spread around the centre of mass"),
+        FloatParam("dispersion", 0.0, 2.0, 0.0,
+                   help="per unit of spread around the centre of mass"),
         FloatParam("opponent", 0.0, 1.5, 0.0, help="weight of the opponent's score, subtracted"),
         FloatParam("straggler", 0.0, 10.0, 0.0, help="per unit of the rearmost piece's distance"),
         FloatParam("at_home", 0.0, 20.0, 0.0, help="per own piece still in the home camp"),

@@ -47,30 +47,32 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.engine.params import FloatParam, ParamSpace
+from heurtune.games.base import STM
 from heurtune.games.bits import lsb, popcount
-from heurtune.games.isolation import BLOCKED, KNIGHT, POS, SIZE, SQUARES, STM, targets
+from heurtune.games.isolation import BLOCKED, KNIGHT, POS, SIZE, SQUARES, targets
 
-_NUMBA = {"cache": True, "nogil": True, "error_model": "numpy"}
+_NUMBA: dict[str, Any] = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
 @njit(**_NUMBA)
-def _moves(state, player):  # type: ignore[no-untyped-def]
+def _moves(state, player):
     return popcount(targets(state, player))
 
 
 @njit(**_NUMBA)
-def evaluate_open(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_open(state, params, player):
     return float(_moves(state, player))
 
 
 @njit(**_NUMBA)
-def evaluate_center(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_center(state, params, player):
     pos = state[POS + player]
     if pos < 0:
         return 0.0
@@ -80,12 +82,12 @@ def evaluate_center(state, params, player):  # type: ignore[no-untyped-def]
 
 
 @njit(**_NUMBA)
-def evaluate_improved(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_improved(state, params, player):
     return float(_moves(state, player) - _moves(state, 1 - player))
 
 
 @njit(**_NUMBA)
-def evaluate_custom(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_custom(state, params, player):
     own = _moves(state, player)
     opp = _moves(state, 1 - player)
     if opp == 0:
@@ -94,7 +96,7 @@ def evaluate_custom(state, params, player):  # type: ignore[no-untyped-def]
 
 
 @njit(**_NUMBA)
-def evaluate_custom_2(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_custom_2(state, params, player):
     own = _moves(state, player)
     opp = _moves(state, 1 - player)
     if own > opp and opp > 0:
@@ -103,14 +105,14 @@ def evaluate_custom_2(state, params, player):  # type: ignore[no-untyped-def]
 
 
 @njit(**_NUMBA)
-def evaluate_custom_3(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_custom_3(state, params, player):
     # As printed, the distance branch requires a non-empty list that was just
     # created empty, so only the fallback ever runs.
     return float(_moves(state, player))
 
 
 @njit(**_NUMBA)
-def evaluate_custom_3_intent(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_custom_3_intent(state, params, player):
     own_t = targets(state, player)
     own = popcount(own_t)
     opp = _moves(state, 1 - player)
@@ -128,7 +130,7 @@ def evaluate_custom_3_intent(state, params, player):  # type: ignore[no-untyped-
 
 
 @njit(**_NUMBA)
-def _expand(frontier):  # type: ignore[no-untyped-def]
+def _expand(frontier):
     """Squares one knight move away from any square of ``frontier``."""
     out = 0
     t = frontier
@@ -140,13 +142,13 @@ def _expand(frontier):  # type: ignore[no-untyped-def]
 
 
 @njit(**_NUMBA)
-def _second_order(state, player):  # type: ignore[no-untyped-def]
+def _second_order(state, player):
     """Squares reachable in two moves through empty squares."""
     return popcount(_expand(targets(state, player)) & ~state[BLOCKED])
 
 
 @njit(**_NUMBA)
-def _region(state, player):  # type: ignore[no-untyped-def]
+def _region(state, player):
     """Empty squares the player's knight can ever reach (flood fill through empty squares)."""
     free = ~state[BLOCKED] & ((1 << SQUARES) - 1)
     reach = targets(state, player)
@@ -158,7 +160,7 @@ def _region(state, player):  # type: ignore[no-untyped-def]
 
 
 @njit(**_NUMBA)
-def _longest(pos, free, budget):  # type: ignore[no-untyped-def]
+def _longest(pos, free, budget):
     """(longest knight path from ``pos`` through ``free`` squares, DFS steps used).
 
     Stops expanding once ``budget`` steps are used, so the length is exact for
@@ -183,7 +185,7 @@ LONGEST_PATH_STEPS = 400
 
 
 @njit(**_NUMBA)
-def _voronoi(state, player):  # type: ignore[no-untyped-def]
+def _voronoi(state, player):
     """(squares ``player`` reaches in strictly fewer moves than the opponent, the
     opponent's such squares, squares both reach in the same number of moves):
     a simultaneous BFS over bitboards."""
@@ -207,7 +209,7 @@ def _voronoi(state, player):  # type: ignore[no-untyped-def]
 
 
 @njit(**_NUMBA)
-def _separated_margin(state, player, mine, theirs):  # type: ignore[no-untyped-def]
+def _separated_margin(state, player, mine, theirs):
     """Moves ``player`` can still make minus the opponent's, +-0.5 for who moves first:
     positive exactly when ``player`` wins the separated endgame (if both paths are exact)."""
     me = state[POS + player]
@@ -222,7 +224,7 @@ def _separated_margin(state, player, mine, theirs):  # type: ignore[no-untyped-d
 
 
 @njit(**_NUMBA)
-def evaluate_weighted(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_weighted(state, params, player):
     own = _moves(state, player)
     opp = _moves(state, 1 - player)
     t = popcount(state[BLOCKED]) / SQUARES
@@ -295,7 +297,7 @@ WEIGHTED_SPACE = ParamSpace(
 _MODULE = sys.modules[__name__]
 
 
-def _h(name: str, description: str, evaluate, space: ParamSpace = NO_PARAMS) -> Heuristic:  # type: ignore[no-untyped-def]
+def _h(name: str, description: str, evaluate: Any, space: ParamSpace = NO_PARAMS) -> Heuristic:
     return Heuristic("isolation", name, description, space, evaluate, _MODULE)
 
 

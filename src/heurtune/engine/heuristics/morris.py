@@ -28,7 +28,7 @@ from heurtune.games.morris import ADJ, BB, FULL, MILLS, POINT_MILLS, STASH, mill
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_seed(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_seed(state, params, player):
     w_stones, w_stash, w_mills, w_pairs = params[0], params[1], params[2], params[3]
     white, black = state[BB], state[BB + 1]
     wm, wp = mill_counts(white, black)
@@ -46,13 +46,14 @@ SEED_SPACE = ParamSpace(
         FloatParam("stones", 0.0, 10.0, 1.0, help="per stone on the board"),
         FloatParam("stash", 0.0, 10.0, 1.0, help="per stone still to place"),
         FloatParam("mills", 0.0, 10.0, 4.0, help="per closed mill"),
-        FloatParam("possible_mills", 0.0, 10.0, 2.0, help="per line with two own stones, one empty"),
+        FloatParam("possible_mills", 0.0, 10.0, 2.0,
+                   help="per line with two own stones, one empty"),
     ),
 )
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _side_features(own, opp, empty):  # type: ignore[no-untyped-def]
+def _side_features(own, opp, empty):
     """(closed mills, two-stone lines, blocked stones, mobility, open mills, double mills)."""
     closed, pairs = mill_counts(own, opp)
     blocked = 0
@@ -96,7 +97,7 @@ def _side_features(own, opp, empty):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def evaluate_phased(state, params, player):  # type: ignore[no-untyped-def]
+def evaluate_phased(state, params, player):
     s = player
     own, opp = state[BB + s], state[BB + 1 - s]
     empty = FULL & ~(own | opp)

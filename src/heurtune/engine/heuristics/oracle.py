@@ -66,10 +66,14 @@ class OracleCase:
 
     def terms(self, x: np.ndarray) -> np.ndarray:
         dx = (np.asarray(x, dtype=float) - np.asarray(self.optima)) / HALF
+        # (typed locals: numpy's annotations make these products Any)
         if self.width > 0:
-            return -np.asarray(self.elos) * (1.0 - np.exp(-0.5 * (dx / self.width) ** 2))
+            wells: np.ndarray = -np.asarray(self.elos) * (
+                1.0 - np.exp(-0.5 * (dx / self.width) ** 2))
+            return wells
         shape = np.where(dx > 0, self.steep_above, 1.0)
-        return -np.asarray(self.elos) * shape * dx * dx
+        bowls: np.ndarray = -np.asarray(self.elos) * shape * dx * dx
+        return bowls
 
     def elo(self, x: np.ndarray) -> float:
         """The Elo of parameter values ``x`` (0 at the optimum)."""
@@ -91,7 +95,8 @@ class OracleCase:
                 hi = mid
         if loss < self.start_elo:  # the corner itself is closer than asked
             lo = 1.0
-        return opt + lo * (corner - opt)
+        start: np.ndarray = opt + lo * (corner - opt)
+        return start
 
 
 def _quadratic(name: str, elos: tuple[float, ...], description: str) -> OracleCase:
@@ -120,7 +125,7 @@ def _space(case: OracleCase) -> ParamSpace:
         for i in range(case.dim)))
 
 
-def _never(state, params, player):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _never(state: np.ndarray, params: np.ndarray, player: int) -> float:  # pragma: no cover
     raise RuntimeError("the oracle's games are decided by heurtune.match.oracle, not searched")
 
 
