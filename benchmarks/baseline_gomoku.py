@@ -267,5 +267,5 @@ if __name__ == "__main__":
         check()
         sys.exit(0)
     args = sys.argv[1:]
-    opts = {k: int(v) for k, v in zip(args[::2], args[1::2])}  # --depth D --positions K
+    opts = {k: int(v) for k, v in zip(args[::2], args[1::2], strict=False)}  # --depth D --positions K
     main(opts.get("--depth", 2), opts.get("--positions", 3))

@@ -50,11 +50,11 @@ import numpy as np
 from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.match.oracle import GAME, OracleRunner, oracle_game
 from heurtune.tomlio import write_toml
+from heurtune.tuning import tune
 from heurtune.tuning.after.answers import study_answers
 from heurtune.tuning.samplers import SAMPLERS
 from heurtune.tuning.study import load_study, open_storage
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
-from heurtune.tuning import tune
 
 DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses by default
 THRESHOLDS = (1.0, 0.5)
@@ -229,7 +229,7 @@ def validate_spsa(seeds: int, pairs: int) -> dict[str, Any]:
             sf = load_study_file(study_file(Path(tmp) / f"v{seed}.toml", "fishtest", cfg, seed))
             runner = OracleRunner(seed=seed)
             url = f"memory:validate-{seed}-{time.monotonic_ns()}"
-            tune(sf, storage_url=url, runner=runner, until=lambda _s: runner.games >= cfg.budget)
+            tune(sf, storage_url=url, runner=runner, until=lambda _s: runner.games >= cfg.budget)  # noqa: B023 (called within this iteration)
             study = load_study(open_storage(url), "oracle")
             spsa = next(a for a in study_answers(study, sf.base) if a.name == "spsa")
             finals.append(loss(CASES["fishtest"], spsa.params))

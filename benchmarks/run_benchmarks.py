@@ -146,7 +146,7 @@ def halma_movegen(positions, reps: int = 2000) -> tuple[float, float, int]:  # t
     t0 = time.perf_counter()
     base_reps = 20
     for _ in range(base_reps):
-        for st, board in zip(positions, boards):
+        for st, board in zip(positions, boards, strict=False):
             base_hal.generate_moves(board, int(st[kh.STM]) + 1)
     base_us = (time.perf_counter() - t0) / (base_reps * len(positions)) * 1e6
     return kernel_us, base_us, total // (reps * len(positions))

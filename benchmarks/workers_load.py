@@ -122,8 +122,8 @@ def tune_efficiency(pairs: int, folder: Path) -> dict[str, object]:
     """Seconds per trial of a 4-trial study with 1 and 2 match workers, timed from
     the end of its first trial (the workers are then started and warm) to the end
     of its last."""
-    from heurtune.tuning.studyfile import load_study_file
     from heurtune.tuning import tune
+    from heurtune.tuning.studyfile import load_study_file
 
     path = folder / "eff.toml"
     path.write_text(TUNE_STUDY.format(pairs=pairs))
@@ -132,7 +132,7 @@ def tune_efficiency(pairs: int, folder: Path) -> dict[str, object]:
     for jobs in (1, 2):
         ends: list[float] = []
         tune(sf, storage_url=f"sqlite:///{folder / f'eff{jobs}.db'}", jobs=jobs,
-             on_trial=lambda _t: ends.append(time.perf_counter()))
+             on_trial=lambda _t: ends.append(time.perf_counter()))  # noqa: B023 (called within this iteration)
         per_trial[jobs] = (ends[-1] - ends[0]) / (len(ends) - 1)
     return {"study": f"isolation weighted vs ab_improved, {pairs} pairs per trial",
             "seconds_per_trial_jobs_1": round(per_trial[1], 2),

@@ -1,8 +1,8 @@
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable, Iterator
 
 import pytest
 

@@ -110,10 +110,9 @@ def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:  # typ
 
 
 def test_output_piped_into_a_closed_reader_ends_quietly() -> None:
+    import os
     import subprocess
     import sys
-
-    import os
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as usual
     proc = subprocess.Popen([sys.executable, "-m", "heurtune", "list"],

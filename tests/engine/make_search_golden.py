@@ -48,7 +48,7 @@ def run() -> dict:
         kernel = get_game(game)
         h = get_heuristic(game, hname)
         rng = np.random.default_rng(7)
-        for pi, params in enumerate([h.space.to_array({}), random_params(h, rng)]):
+        for _pi, params in enumerate([h.space.to_array({}), random_params(h, rng)]):
             s = Searcher(kernel, h)
             for seed in (2024, 99):
                 for si, state in enumerate(bench_positions(kernel, 6, seed, max_plies)):

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from heurtune.engine.config import preset
-from heurtune.engine.heuristics.gomoku import SEED_SPACE, cscore, free_range, line_score, total_score
+from heurtune.engine.heuristics.gomoku import (
+    SEED_SPACE,
+    cscore,
+    free_range,
+    line_score,
+    total_score,
+)
 from heurtune.engine.player import Engine
 from heurtune.games import get_game
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.games import reference_gomoku as ref
 
 from heurtune.engine.config import EngineConfig, preset
 from heurtune.engine.heuristic import get_heuristic
@@ -16,6 +15,7 @@ from heurtune.engine.search import Searcher
 from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, get_game
 from heurtune.games import gomoku as g
+from tests.games import reference_gomoku as ref
 
 KERNEL = get_game("gomoku")
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # the kernel's order: row, column, both diagonals
@@ -165,7 +165,7 @@ def test_threats_evaluation_matches_its_definition() -> None:
             continue
         weights = {} if checked % 2 == 0 else {
             n: float(rng.uniform(p.low, p.high)) if n != "cap" else int(rng.integers(1, 6))
-            for n, p in zip(names, hg.THREATS_SPACE.params)}
+            for n, p in zip(names, hg.THREATS_SPACE.params, strict=False)}
         params = h.to_array(weights)
         for player in (0, 1):
             assert h.evaluate(state, params, player) == pytest.approx(

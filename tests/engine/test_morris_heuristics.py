@@ -6,12 +6,12 @@ import random
 
 import numpy as np
 import pytest
-from tests.games import reference_morris as ref
 
 from heurtune.engine.heuristic import get_heuristic
 from heurtune.engine.search import Searcher
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
+from tests.games import reference_morris as ref
 
 K = get_game("morris")
 

@@ -53,7 +53,7 @@ def test_self_play_games_match_the_old_search(game: str, heuristic: str) -> None
         params = np.array(g["params"])
         searcher.clear()
         state = kernel.new_state()
-        for ply, (move, nodes) in enumerate(zip(g["moves"], g["nodes"])):
+        for ply, (move, nodes) in enumerate(zip(g["moves"], g["nodes"], strict=False)):
             r = searcher.search(state, params, algorithm="alphabeta", depth=64, nodes=2000, seed=ply)
             assert (r.move, r.nodes) == (move, nodes), (g["heuristic"], ply)
             kernel.make_move(state, r.move)

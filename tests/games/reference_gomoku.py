@@ -21,7 +21,7 @@ the last move.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 MIN_SIZE, MAX_SIZE = 7, 19
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -31,7 +31,7 @@ DIRECTIONS = [(0, 1), (1, 0), (1, 1), (1, -1)]
 Move = tuple[int, int]
 
 
-@lru_cache(maxsize=None)
+@cache
 def lines(size: int) -> list[list[Move]]:
     """Every full line of the board (rows, columns, both diagonals), as point lists.
 

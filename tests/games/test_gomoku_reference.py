@@ -6,11 +6,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from tests.games import reference_gomoku as ref
 
 from heurtune.errors import HeurtuneError
 from heurtune.games import DRAW, LOSS, ONGOING, get_game
 from heurtune.games.perft import perft
+from tests.games import reference_gomoku as ref
 
 K = get_game("gomoku")
 

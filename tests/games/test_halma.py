@@ -9,12 +9,12 @@ import random
 import numpy as np
 import pytest
 
-from tests.games.reference_halma import RefHalma, camp_greedy_move, cell_name, move_name
 from heurtune.cli import main
 from heurtune.engine.heuristic import heuristics
 from heurtune.games import DRAW, LOSS, ONGOING, WIN, get_game
 from heurtune.games.halma import BOARD, HIST, PCOUNT, PIECES, PLIST, SYMMETRIES, set_board
 from heurtune.games.perft import perft
+from tests.games.reference_halma import RefHalma, camp_greedy_move, cell_name, move_name
 
 HALMA = get_game("halma")
 

@@ -6,13 +6,13 @@ import random
 
 import numpy as np
 import pytest
-from tests.games import reference_isolation as ref
 
 from heurtune.engine.heuristic import get_heuristic
 from heurtune.engine.heuristics.isolation import LONGEST_PATH_STEPS, WEIGHTED_SPACE
 from heurtune.games import LOSS, ONGOING, get_game
 from heurtune.games import isolation as ki
 from heurtune.games.perft import perft
+from tests.games import reference_isolation as ref
 
 K = get_game("isolation")
 

@@ -6,11 +6,11 @@ import random
 
 import numpy as np
 import pytest
-from tests.games import reference_morris as ref
 
 from heurtune.games import DRAW, LOSS, ONGOING, get_game
 from heurtune.games import morris as km
 from heurtune.games.perft import perft
+from tests.games import reference_morris as ref
 
 K = get_game("morris")
 

@@ -14,8 +14,7 @@ import pytest
 from heurtune.engine.config import resolve_engine
 from heurtune.games import ONGOING, game_names, get_game
 from heurtune.games.base import UNFINISHED
-from heurtune.match.records import (pair_records, read_records, replay_positions,
-                                     write_records)
+from heurtune.match.records import pair_records, read_records, replay_positions, write_records
 from heurtune.match.runner import MatchRunner, MatchSpec
 from tests.helpers import cli
 

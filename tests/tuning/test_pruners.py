@@ -3,7 +3,6 @@ the trial-seeded opening order, and a real study that prunes a hopeless trial.""
 
 from __future__ import annotations
 
-
 import numpy as np
 import optuna
 import pytest

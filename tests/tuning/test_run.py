@@ -13,8 +13,8 @@ import pytest
 from heurtune.engine.config import resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.tuning import best_config
-from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
+from heurtune.tuning.studyfile import load_study_file
 from tests.helpers import ROOT, cli, digest
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"

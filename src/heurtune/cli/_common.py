@@ -6,7 +6,7 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar, Literal, NoReturn
 
 from heurtune.errors import HeurtuneError
 
@@ -65,10 +65,12 @@ def elo_pair(text: str) -> tuple[float, float]:
     return elo0, elo1
 
 
-def pairs_arg(text: str | None) -> int | str | None:
+def pairs_arg(text: str | None) -> int | Literal["all"] | None:
     """``--pairs``: a positive count, or ``all`` (every symmetry class of opening)."""
-    if text is None or text == "all":
-        return text
+    if text is None:
+        return None
+    if text == "all":
+        return "all"
     try:
         value = int(text)
     except ValueError:

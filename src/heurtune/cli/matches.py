@@ -42,8 +42,13 @@ class Match(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.engine import resolve_engine
-        from heurtune.match import (MatchPlan, PairResult, check_match_options, play_match,
-                                    prepare_match)
+        from heurtune.match import (
+            MatchPlan,
+            PairResult,
+            check_match_options,
+            play_match,
+            prepare_match,
+        )
         from heurtune.match.records import pair_records, write_records
         from heurtune.tomlio import check_writable
 

@@ -199,21 +199,14 @@ class DashboardCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-        import optuna_dashboard
-
-        from heurtune.tuning import open_storage
-        from heurtune.tuning.views import serve_artifacts
+        from heurtune.tuning.views import dashboard_app
 
         if not 1 <= args.port <= 65535:
             raise HeurtuneError(f"--port must be in [1, 65535], got {args.port}")
         if args.host not in LOOPBACK and not args.allow_remote:
             raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
                                 "add --allow-remote to mean it (optuna-dashboard has no login)")
-        storage = open_storage(args.storage, create=False)
-        store, folder = serve_artifacts(args.storage, args.artifacts)
-        app = optuna_dashboard.wsgi(storage, artifact_store=store)
-        if not args.writable:
-            app = read_only(app)
+        app, folder = dashboard_app(args.storage, args.artifacts, writable=args.writable)
 
         class _Quiet(WSGIRequestHandler):
             def log_message(self, *_args: Any) -> None:  # no line per request
@@ -236,15 +229,3 @@ class DashboardCommand(Command):
         finally:
             server.server_close()
         return 0
-
-
-def read_only(app: Any) -> Any:
-    """The dashboard's WSGI app, refusing every request that would change a study."""
-
-    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
-        if environ.get("REQUEST_METHOD", "GET").upper() not in ("GET", "HEAD", "OPTIONS"):
-            start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
-            return [b"heurtune dashboard is read-only; start it with --writable to change studies\n"]
-        return app(environ, start_response)
-
-    return guarded

@@ -14,6 +14,7 @@ from heurtune.engine.config import (
     resolve_engine,
     search_defaults,
 )
+
 # (``heuristics``, the function listing a game's, stays in heurtune.engine.heuristic:
 # the name is this package's sub-package of heuristic modules)
 from heurtune.engine.heuristic import Heuristic, get_heuristic

@@ -26,7 +26,7 @@ from heurtune.match.runner import (
     SprtOutcome,
     stats_of,
 )
-from heurtune.match.stats import MatchStats, Sprt, elo_text, paired_difference, pair_variance
+from heurtune.match.stats import MatchStats, Sprt, elo_text, pair_variance, paired_difference
 
 __all__ = [
     "DEFAULT_MAX_PAIRS",

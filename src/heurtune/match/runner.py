@@ -307,7 +307,7 @@ class MatchRunner:
         self, specs: Sequence[MatchSpec], weights: Sequence[float],
         openings: Sequence[tuple[int, ...]], indices: Sequence[int] | None = None,
         keep_games: KeepGames = False,
-    ) -> Iterator[PoolPair]:
+    ) -> Generator[PoolPair, None, None]:
         """An opponent pool: every spec (the same engine against each opponent)
         on the same openings; yields an opening's :class:`PoolPair` once every
         opponent has played its pair there, as they finish."""

@@ -40,10 +40,10 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import optuna
 from optuna.trial import FrozenTrial, TrialState
@@ -60,14 +60,14 @@ from heurtune.tuning.study import (
     FINISHED,
     best_match_trial,
     duel_seed,
-    load_study,
     open_storage,
     schema,
     trial_score,
 )
 from heurtune.tuning.studyfile import ConfirmOptions, StudyFile
 
-DIRECTIONS = ["maximize", "minimize"]  # the score; the cost (multi-objective studies)
+# the score; the cost (multi-objective studies)
+DIRECTIONS: list[Literal["minimize", "maximize"]] = ["maximize", "minimize"]
 COST_NAME = "ms per move (the tuned engine)"
 
 
@@ -117,7 +117,8 @@ def _step_aside_if_surplus(trial: optuna.Trial, target: int) -> None:
     Only sampled trials are checked: enqueued ones (the baseline, retries of
     failed trials) always run."""
     ahead = sum(1 for t in trial.study.get_trials(deepcopy=False)
-                if t.state in FINISHED or (t.state == TrialState.RUNNING and t.number < trial.number))
+                if t.state in FINISHED
+                or (t.state == TrialState.RUNNING and t.number < trial.number))
     if ahead >= target:
         trial.set_user_attr(schema.SURPLUS, True)
         raise SurplusTrial(f"trial {trial.number}: the target of {target} trials is taken")
@@ -188,7 +189,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
     per_opening = sf.pruner.kind == "wilcoxon"
     checkpoint = sf.pruner.kind == "checkpoint"
 
-    def waiting(stream: Iterator[PairResult]) -> Iterator[PairResult]:
+    def waiting(stream: Iterator[Any]) -> Iterator[Any]:
         """The pairs as they come; an interrupt lands only while waiting for the
         next one (never in the middle of a storage write)."""
         while True:
@@ -220,6 +221,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         pairs: list[Any] = []  # PairResult, or PoolPair against a pool
         keep = observer.sample_pairs if observer is not None else ()  # the games it shows
         pool = len(sf.pool) > 1 and duel is None
+        stream: Generator[Any, None, None]
         if duel is not None:  # the sampler's other weights, on openings of this trial's own
             other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
             spec = MatchSpec(config, other, sf.pairs,
@@ -336,7 +338,8 @@ def tune(
         with experimental_ok():
             study.set_metric_names([sf.objective_name, COST_NAME][:len(sf.objectives)])
         if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
-            study.enqueue_trial(dict(sf.start_params), user_attrs={schema.START_FROM: sf.start_from})
+            study.enqueue_trial(dict(sf.start_params),
+                                user_attrs={schema.START_FROM: sf.start_from})
         else:
             study.enqueue_trial(
                 {p.name: sf.base.params[p.name] for p in sf.space.searched},
@@ -365,7 +368,8 @@ def tune(
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:
-            callbacks.append(lambda _s, t: None if t.user_attrs.get(schema.SURPLUS) else on_trial(t))
+            callbacks.append(
+                lambda _s, t: None if t.user_attrs.get(schema.SURPLUS) else on_trial(t))
         if observer is not None:  # the study note follows every finished trial
             callbacks.append(lambda s, _t: observer.refresh(s))
         with (MatchRunner(workers) if runner is None else contextlib.nullcontext(runner)) as play, \
@@ -471,7 +475,8 @@ class _as_heurtune_errors:
     def __enter__(self) -> None:
         pass
 
-    def __exit__(self, kind: type | None, exc: BaseException | None, _tb: object) -> bool:
+    def __exit__(self, kind: type | None, exc: BaseException | None,
+                 _tb: object) -> Literal[False]:
         if exc is None or isinstance(exc, (HeurtuneError, KeyboardInterrupt)):
             return False
         from concurrent.futures.process import BrokenProcessPool

@@ -13,8 +13,8 @@ from heurtune.engine.config import EngineConfig
 from heurtune.games import get_game
 from heurtune.match.openings import opening_images
 from heurtune.tuning.study.schema import CONFIRMATION as CONFIRM_ATTR
-from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
+from heurtune.tuning.studyfile import load_study_file
 from tests.helpers import cli, digest
 
 STUDY = """

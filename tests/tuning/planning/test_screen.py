@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,6 @@ from heurtune.match.runner import MatchResult, MatchSpec
 from heurtune.match.stats import paired_difference
 from heurtune.tuning.planning.screen import save_png, screen, screen_games, screen_points
 from heurtune.tuning.studyfile import load_study_file
-
 from tests.helpers import cli
 from tests.tuning.planning.test_calibrate import tiny_study
 
@@ -48,7 +48,7 @@ class FakeRunner:
         self.calls.append((spec, list(openings)))
         scores = self.effect(dict(spec.a.params))
         pairs = [PairResult(i, op, GAMES[s], (40, 41)) for i, (op, s) in
-                 enumerate(zip(openings, scores))]
+                 enumerate(zip(openings, scores, strict=False))]
         for p in pairs:
             if on_pair is not None:
                 on_pair(p)

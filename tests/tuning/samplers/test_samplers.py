@@ -17,15 +17,14 @@ from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace
 from heurtune.errors import HeurtuneError
 from heurtune.match.oracle import OracleRunner, oracle_game
-from heurtune.tuning.after.answers import _top_mean, default_answer, study_answers
-from heurtune.tuning.study.schema import CONFIRMATION as CONFIRM_ATTR
-from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, UnitBox, features
-from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, SpsaSampler, check_space
-from heurtune.tuning.study import duel_of
-from heurtune.tuning.study.schema import DUEL as DUEL_ATTR
-from heurtune.tuning.study import load_study, open_storage
-from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning import tune
+from heurtune.tuning.after.answers import _top_mean, default_answer, study_answers
+from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, SpsaSampler, check_space
+from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, UnitBox, features
+from heurtune.tuning.study import duel_of, load_study, open_storage
+from heurtune.tuning.study.schema import CONFIRMATION as CONFIRM_ATTR
+from heurtune.tuning.study.schema import DUEL as DUEL_ATTR
+from heurtune.tuning.studyfile import load_study_file
 from tests.helpers import ISOLATION_PINS, ROOT, cli
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None

@@ -20,8 +20,8 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning import tune
+from heurtune.tuning.studyfile import load_study_file
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service

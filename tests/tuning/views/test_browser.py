@@ -13,14 +13,15 @@ import socket
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.tuning.views.browser import chromium, console_errors, screenshot, wait_for
 from heurtune.cli import main
+from tests.tuning.views.browser import chromium, console_errors, screenshot, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -60,7 +61,7 @@ def test_report_renders_and_replays(report: Path, screenshots: Callable[[str], P
         board, label = "replay-1-board", driver.find_element(By.ID, "replay-1-label")
         assert label.text.startswith("start (")
         start = driver.execute_script(PIECES, board)
-        driver.find_element(By.ID, "replay-1").location_once_scrolled_into_view
+        _ = driver.find_element(By.ID, "replay-1").location_once_scrolled_into_view  # scrolls
         steps = []
         for _ in range(3):
             driver.find_element(By.ID, "replay-1-next").click()

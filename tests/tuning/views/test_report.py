@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import optuna
 from optuna.artifacts import get_all_artifact_meta

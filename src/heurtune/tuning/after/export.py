@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +204,8 @@ def export_best(storage_url: str, study_name: str,
     path = Path(out) if out else EXPORTED / f"{study_name}.toml"
     header = (
         f"# heurtune engine configuration exported from study {study_name!r}.\n"
-        f"# Play it: heurtune match {path} {config.provenance['opponent'] or 'OPPONENT'} --pairs 100\n"
+        f"# Play it: heurtune match {path} {config.provenance['opponent'] or 'OPPONENT'} "
+        "--pairs 100\n"
     )
     config.save(path, header)
     return path, config

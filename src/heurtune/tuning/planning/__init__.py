@@ -47,6 +47,7 @@ __all__ = [
     "play",
     "resolved_elo",
     "save_calibration",
+    "save_png",
     "screen",
     "screen_games",
     "screen_points",

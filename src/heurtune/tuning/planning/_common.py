@@ -48,7 +48,8 @@ def draw_openings(sf: StudyFile, pairs: int, seed: int | None = None,
         return spec.openings(), plies, seed
     except HeurtuneError as exc:
         raise HeurtuneError(f"{exc}; fresh openings leave out the study's {len(tuning)} and "
-                            "their mirror images (--study-openings plays the study's own)") from None
+                            "their mirror images (--study-openings plays the study's own)"
+                            ) from None
 
 
 def play(runner: Any, a: EngineConfig, b: EngineConfig, seed: int, plies: int,

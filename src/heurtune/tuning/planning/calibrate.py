@@ -292,7 +292,8 @@ def calibration_setup(sf: StudyFile) -> dict[str, Any]:
     or seed: changing those is what a calibration is for."""
     setup = {"baseline": baseline(sf).to_dict(), "opponent": sf.opponent.to_dict(),
              "opening_plies": sf.opening_plies}
-    return json.loads(json.dumps(setup))  # as it reads back from the file
+    same: dict[str, Any] = json.loads(json.dumps(setup))  # as it reads back from the file
+    return same
 
 
 def same_engine(a: EngineConfig, b: EngineConfig) -> bool:
@@ -381,7 +382,7 @@ def save_calibration(calibration: Calibration, path: str | os.PathLike[str]) -> 
 def load_calibration(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A calibration record; a missing or malformed file is a :class:`HeurtuneError`."""
     try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        record: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise HeurtuneError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -419,7 +420,8 @@ def study_estimate(sf: StudyFile, trials: int | None = None, elo: float = DEFAUL
                         f"vs {record.get('opponent')}, {str(record.get('date', 'undated'))[:10]})")
                 return plan_from(record, pairs=sf.pairs, trials=trials, elo=elo,
                                  opponents=len(sf.pool)), [note]
-            stored = record.get("setup") if isinstance(record.get("setup"), dict) else {}
+            stored: dict[str, Any] = (record["setup"] if isinstance(record.get("setup"), dict)
+                                      else {})
             current = calibration_setup(sf)
             diff = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
             why = f"{path} was made for another setup ({', '.join(diff)} differ); ignored"

@@ -36,8 +36,8 @@ from __future__ import annotations
 import io
 import math
 import os
-from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from heurtune.engine import CategoricalParam, IntParam, Param, Value
@@ -84,7 +84,7 @@ def screen_points(param: Param, count: int, base: Value) -> list[Value]:
     else:
         grid = [low + (high - low) * k / (count - 1) for k in range(count)]
     values = {_snap(param, x) for x in grid} | {base}
-    return sorted(values)  # type: ignore[type-var]
+    return sorted(values)
 
 
 @dataclass
@@ -330,18 +330,18 @@ def save_png(result: ScreenResult, path: str | os.PathLike[str]) -> None:
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, squeeze=False,
                              figsize=(PNG_PANEL[0] * cols, PNG_PANEL[1] * rows))
-    for ax, entry in zip(axes.flat, result.params):
+    for ax, entry in zip(axes.flat, result.params, strict=False):  # spare panels stay empty
         colour = COLOURS[entry.verdict]
         categorical = entry.kind == "categorical"
         xs = (list(range(len(entry.points))) if categorical
-              else [float(p.value) for p in entry.points])  # type: ignore[arg-type]
+              else [float(p.value) for p in entry.points])
         elos = [p.elo for p in entry.points]
         low = [p.elo - (p.stats.elo_ci[0] if p.stats else 0.0) for p in entry.points]
         high = [(p.stats.elo_ci[1] if p.stats else 0.0) - p.elo for p in entry.points]
         ax.axhline(0.0, color="black", linewidth=0.6)
         ax.errorbar(xs, elos, yerr=[low, high], fmt="o-", color=colour, capsize=3,
                     markersize=4, linewidth=1)
-        for x, p in zip(xs, entry.points):
+        for x, p in zip(xs, entry.points, strict=True):
             if p.baseline:
                 ax.plot([x], [0.0], marker="D", color="black", markersize=6, zorder=3)
         if categorical:

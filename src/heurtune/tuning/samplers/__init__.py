@@ -8,6 +8,7 @@ Adding a sampler: a factory in a module of this package and one
 
 from heurtune.tuning.samplers._duel import DuelSampler
 from heurtune.tuning.samplers._seeding import TrialSeededSampler
+from heurtune.tuning.samplers.build import make_sampler
 from heurtune.tuning.samplers.distributions import suggest, to_optuna
 from heurtune.tuning.samplers.duels import DuelsSampler
 from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, UnitBox
@@ -21,7 +22,6 @@ from heurtune.tuning.samplers.registry import (
     SamplerKind,
     SamplerSpec,
     check_space,
-    make_sampler,
 )
 from heurtune.tuning.samplers.spsa import SpsaSampler
 

@@ -31,8 +31,8 @@ point's bound is positive, the baseline itself is the answer.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from scipy.optimize import minimize
@@ -70,10 +70,11 @@ class UnitBox:
         out = np.empty(self.dim)
         for i, p in enumerate(self.params):
             lo, hi = self._scale(p, p.low), self._scale(p, p.high)
-            out[i] = 0.0 if hi == lo else 2.0 * (self._scale(p, float(values[p.name])) - lo) / (hi - lo) - 1.0
+            scaled = self._scale(p, float(values[p.name]))
+            out[i] = 0.0 if hi == lo else 2.0 * (scaled - lo) / (hi - lo) - 1.0
         return out
 
-    def from_unit(self, u: Sequence[float]) -> dict[str, Value]:
+    def from_unit(self, u: Sequence[float] | np.ndarray) -> dict[str, Value]:
         """Parameter values at ``u`` (clipped to the box; integers rounded, steps snapped)."""
         out: dict[str, Value] = {}
         for i, p in enumerate(self.params):
@@ -258,7 +259,7 @@ class QuadraticModel:
         maximum by coordinate ascent from ``start`` where the fitted landscape is
         not concave)."""
         g, H = self._quadratic()
-        x = np.clip(np.asarray(start, dtype=float), low, high)
+        x: np.ndarray = np.clip(np.asarray(start, dtype=float), low, high)
         if np.all(np.linalg.eigvalsh(H) < 0):
             inside = np.linalg.solve(-H, g)
             if np.all(inside >= low) and np.all(inside <= high):
@@ -298,7 +299,8 @@ class QuadraticModel:
         starts = [np.zeros(self.dim), self.argmax_mean(low, high, start if start is not None
                                                           else np.zeros(self.dim))]
         for s in starts:
-            r = minimize(neg, np.clip(s, low, high), method="L-BFGS-B", bounds=list(zip(low, high)))
+            r = minimize(neg, np.clip(s, low, high), method="L-BFGS-B",
+                         bounds=list(zip(low, high, strict=True)))
             if -r.fun > best_value:
                 best, best_value = np.asarray(r.x), -float(r.fun)
         mean, sd = self.gain(best)

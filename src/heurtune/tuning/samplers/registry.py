@@ -56,12 +56,14 @@ class Option:
         if self.kind is int:
             ok = ok and float(value).is_integer()
         if not ok:
-            raise HeurtuneError(f"{where}: {name} must be {'an integer' if self.kind is int else 'a number'}"
+            what = "an integer" if self.kind is int else "a number"
+            raise HeurtuneError(f"{where}: {name} must be {what}"
                                 f", got {value!r}")
         value = self.kind(value)
         if not math.isfinite(value) or (self.low is not None and value < self.low) or (
                 self.high is not None and value > self.high):
-            raise HeurtuneError(f"{where}: {name} must be in [{self.low}, {self.high}], got {value}")
+            raise HeurtuneError(f"{where}: {name} must be in [{self.low}, {self.high}], "
+                                f"got {value}")
         return value
 
 
@@ -201,23 +203,3 @@ def check_space(spec: SamplerSpec, space: ParamSpace, where: str) -> None:
     if spec.duels:
         UnitBox(space, f"{where}: sampler {spec.kind!r}")
     SAMPLERS[spec.kind].check_requirements(f"{where}: ")
-
-
-def make_sampler(spec: SamplerSpec, seed: int, seeding: str = "per-study",
-                 space: ParamSpace | None = None, baseline: Mapping[str, Value] | None = None,
-                 planned_pairs: int = 0) -> BaseSampler:
-    """The study's sampler. ``seeding = "per-trial"`` gives every trial its own
-    stream (but for samplers that keep their own, and the duel samplers, which
-    seed each trial themselves); ``space`` and ``baseline`` are the searched
-    space and where the search starts (needed by cmaes, spsa and duels);
-    ``planned_pairs`` is what the study plans to play."""
-    kind = SAMPLERS.get(spec.kind)
-    if kind is None:
-        raise HeurtuneError(f"unknown sampler {spec.kind!r}")
-    context = SamplerContext(space, baseline, planned_pairs)
-    factory = kind.load_factory()
-    if seeding == "per-trial" and not kind.duels and not kind.own_stream:
-        from heurtune.tuning.samplers._seeding import TrialSeededSampler
-
-        return TrialSeededSampler(lambda s: factory(spec, s, context), seed)
-    return factory(spec, seed, context)

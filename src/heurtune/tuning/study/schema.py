@@ -33,7 +33,7 @@ Trial system attributes
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,12 +166,12 @@ class StudySetup:
     @property
     def by_symmetry(self) -> bool:
         """No two openings mirror images (absent before the option: by position)."""
-        return self.raw.get("distinct_openings", "position") == "symmetry"
+        return bool(self.raw.get("distinct_openings", "position") == "symmetry")
 
     @property
     def every_class(self) -> bool:
         """``pairs = "all"``: one opening of every symmetry class."""
-        return self.raw.get("openings") == "all"
+        return bool(self.raw.get("openings") == "all")
 
 
 @dataclass(frozen=True)

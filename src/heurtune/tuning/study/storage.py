@@ -5,9 +5,10 @@ from __future__ import annotations
 import fcntl
 import os
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import optuna
 from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
@@ -75,7 +76,7 @@ class _Storage(RDBStorage):
                     if (not trial.heartbeats and trial.datetime_start is not None
                             and now - trial.datetime_start > timedelta(seconds=grace)
                             and trial.trial_id not in stale):
-                        stale.append(trial.trial_id)
+                        stale.append(int(trial.trial_id))
         except Exception:  # pragma: no cover - Optuna's internals moved: its own rule only
             pass
         return stale
@@ -139,7 +140,7 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
         engine_kwargs["connect_args"] = {"connect_timeout": 5}
     elif sqlite is not None:  # writers queue for the file's lock instead of failing
         engine_kwargs["connect_args"] = {"timeout": 60}
-    kind: Any = _Storage
+    kind: type[_Storage] = _Storage
     extra: dict[str, Any] = {}
     if sqlite is not None:
         kind, extra = _SQLiteStorage, {"lock_path": Path(f"{sqlite}.lock")}
@@ -156,7 +157,8 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
                     skip_table_creation=not create,
                 )
         except ImportError as exc:
-            raise HeurtuneError(f"storage {url!r}: the database driver is missing ({exc})") from None
+            raise HeurtuneError(f"storage {url!r}: the database driver is missing ({exc})"
+                                ) from None
         except Exception as exc:  # SQLAlchemy's errors: bad URL, refused connection, ...
             if create and attempt < 29 and any(r in str(exc) for r in _CREATION_RACES):
                 time.sleep(0.1 + 0.05 * attempt)  # another worker is creating the tables

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,7 @@ def _table(data: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
     return value
 
 
-def _check_keys(table: Mapping[str, Any], allowed: set[str], where: str) -> None:
+def _check_keys(table: Mapping[str, Any], allowed: Set[str], where: str) -> None:
     unknown = set(table) - allowed
     if unknown:
         raise HeurtuneError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(allowed)})")
@@ -167,12 +167,15 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         raise HeurtuneError(f"{where} [pruner]: a multi-objective study cannot prune "
                             f"(kind = \"none\"), got {kind!r}")
     if kind not in PRUNERS:
-        raise HeurtuneError(f"{where} [pruner]: unknown kind {kind!r} (known: {', '.join(PRUNERS)})")
+        raise HeurtuneError(f"{where} [pruner]: unknown kind {kind!r} "
+                            f"(known: {', '.join(PRUNERS)})")
     pruner = PrunerSpec(
         kind=kind,
         p_threshold=_typed(pr.get("p_threshold", 0.1), float, f"{where} [pruner]: p_threshold"),
-        n_startup_steps=_typed(pr.get("n_startup_steps", 4), int, f"{where} [pruner]: n_startup_steps"),
-        n_warmup_steps=_typed(pr.get("n_warmup_steps", 4), int, f"{where} [pruner]: n_warmup_steps"),
+        n_startup_steps=_typed(pr.get("n_startup_steps", 4), int,
+                               f"{where} [pruner]: n_startup_steps"),
+        n_warmup_steps=_typed(pr.get("n_warmup_steps", 4), int,
+                              f"{where} [pruner]: n_warmup_steps"),
         alpha=_typed(pr.get("alpha", 0.05), float, f"{where} [pruner]: alpha"),
         margin=_typed(pr.get("margin", 0.0), float, f"{where} [pruner]: margin"),
         checkpoints=_checkpoints(pr.get("checkpoints", [0.25, 0.5, 0.75]), f"{where} [pruner]"),
@@ -293,7 +296,7 @@ def _checkpoints(value: Any, where: str) -> tuple[float, ...]:
     ok = (isinstance(value, list) and 1 <= len(value) <= 10
           and all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < 1
                   for x in value)
-          and all(a < b for a, b in zip(value, value[1:])))
+          and all(a < b for a, b in zip(value, value[1:], strict=False)))
     if not ok:
         raise HeurtuneError(f"{where}: checkpoints must be an increasing list of fractions "
                             f"in (0, 1), got {value!r}")

@@ -19,7 +19,8 @@ Example (``studies/morris.toml``)::
     # search = "fine"         # the defaults of sampler, pairs and answer: fine (duels,
     #                         # 16, its own answer) | broad (spsa, 32, its iterate)
     sampler = "tpe"           # tpe | multivariate-tpe | random | qmc | cmaes | gp | spsa | duels
-    # answer = "auto"         # what export writes unconfirmed: auto | best | top-mean | model | sampler
+    # answer = "auto"         # what export writes unconfirmed:
+    #                         # auto | best | top-mean | model | sampler
     # sampler_seeding = "per-trial"  # each trial its own stream (per-study: the old way)
     # distinct_openings = "symmetry" # no two openings mirror images (position: the old way)
     jobs = 2                  # worker processes per match

@@ -5,6 +5,8 @@ from heurtune.tuning.views.dashboard import (
     ARTIFACTS_SUFFIX,
     Dashboard,
     artifact_folder,
+    dashboard_app,
+    read_only,
     serve_artifacts,
     study_note,
 )
@@ -23,6 +25,8 @@ __all__ = [
     "REPORTS",
     "Dashboard",
     "artifact_folder",
+    "dashboard_app",
+    "read_only",
     "build_report",
     "confirmation_line",
     "params_text",

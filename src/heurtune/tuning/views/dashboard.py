@@ -203,6 +203,31 @@ def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
     return FileSystemArtifactStore(folder.resolve()), folder
 
 
+def dashboard_app(storage_url: str, artifacts: str | os.PathLike[str] | None, *,
+                  writable: bool = False) -> tuple[Any, Path | None]:
+    """optuna-dashboard's WSGI app for a storage and its artifacts (read-only unless
+    ``writable``), and the artifact folder it serves (None: no artifacts)."""
+    import optuna_dashboard
+
+    storage = open_storage(storage_url, create=False)
+    store, folder = serve_artifacts(storage_url, artifacts)
+    app = optuna_dashboard.wsgi(storage, artifact_store=store)
+    return (app if writable else read_only(app)), folder
+
+
+def read_only(app: Any) -> Any:
+    """The dashboard's WSGI app, refusing every request that would change a study."""
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("REQUEST_METHOD", "GET").upper() not in ("GET", "HEAD", "OPTIONS"):
+            start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
+            return [b"heurtune dashboard is read-only; start it with --writable to change "
+                    b"studies\n"]
+        return app(environ, start_response)
+
+    return guarded
+
+
 def _is_new_best(trial: optuna.Trial, score: float) -> bool:
     """Whether a running trial's score beats every completed match trial's."""
     best = best_match_trial(trial.study)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -239,7 +239,8 @@ def _pruning_facts(trials: Sequence[FrozenTrial], pairs: int) -> list[tuple[str,
         ("trials", ", ".join(f"{sum(1 for t in trials if t.state == s)} {s.name.lower()}"
                              for s in STATE_COLOURS)),
         ("opening pairs played", f"{played} of {planned} planned ({saved:.0%} saved by pruning)"),
-        ("pruned after", ", ".join(f"trial {t.number}: {int(t.user_attrs.get(schema.GAMES, 0)) // 2}"
+        ("pruned after", ", ".join(f"trial {t.number}: "
+                                   f"{int(t.user_attrs.get(schema.GAMES, 0)) // 2}"
                                    for t in pruned) or "none pruned"),
     ]
 
@@ -278,8 +279,8 @@ def confirmation_figure(verdict: Verdict) -> go.Figure:
     return fig
 
 
-def weights_figure(distributions: dict[str, Any], tuned: dict[str, Any],
-                   defaults: dict[str, Any]) -> go.Figure:
+def weights_figure(distributions: Mapping[str, Any], tuned: Mapping[str, Any],
+                   defaults: Mapping[str, Any]) -> go.Figure:
     """Each searched parameter's tuned and default value, placed within its
     search bounds (0: the low bound, 1: the high one); hover shows the values."""
     names, tuned_at, default_at, text = [], [], [], []
