@@ -5,12 +5,12 @@
     python benchmarks/oracle.py --validate-spsa [--seeds 50]
 
 Each run is a real heurtune study (a study file written for the oracle's
-stand-in game, ``heurtune.tuning.tune.tune`` with the sampler and its options,
+stand-in game, ``heurtune.tuning.tune`` with the sampler and its options,
 the default checkpoint pruner, the in-memory storage) whose games are decided
 by a known Elo landscape (heurtune.match.oracle; the cases are in
 heurtune.engine.heuristics.oracle: ``fishtest`` is fishtest's SPSA simulator's
 setup). At checkpoints of games spent (the baseline trial's included) it asks
-the study for its answers (heurtune.tuning.answers: what ``export`` and
+the study for its answers (heurtune.tuning.after.answers: what ``export`` and
 ``confirm`` use) from the trials finished within that many games, and records
 how many Elo below the optimum each answer is.
 

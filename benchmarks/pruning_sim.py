@@ -7,7 +7,7 @@ the luckiest of N equal trials (the winner's curse). A "false prune" is a trial
 as strong as the best that gets pruned; the "true prune" rate is measured for
 a trial weaker by DELTA. Both pruners see the same simulated pairs:
 
-* ``checkpoint``: heurtune's (heurtune.tuning.checkpoints.should_prune), at the
+* ``checkpoint``: heurtune's (heurtune.tuning.pruners.should_prune), at the
   study file's defaults (looks after 1/4, 1/2 and 3/4 of the pairs, alpha 0.05);
 * ``wilcoxon``: Optuna's WilcoxonPruner at p_threshold 0.1 with 4 startup steps,
   the previous default, driven through a real in-memory Optuna study that

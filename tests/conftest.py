@@ -3,45 +3,11 @@ import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-# A tiny Isolation study (the fastest game) that the dashboard, report and
-# browser tests share: a few trials of a few pairs, confirmed and exported.
-SMALL_STUDY = """
-[study]
-name = "iso"
-game = "isolation"
-opponent = "isolation:ab_open"
-trials = 5
-pairs = 4
-seed = 3
-jobs = 1
-sampler = "tpe"
-
-[engine]
-heuristic = "weighted"
-[engine.search]
-algorithm = "alphabeta"
-depth = 64
-nodes = 500
-
-[params]
-own_start = { low = 0.0, high = 3.0 }
-opp_start = { low = 0.0, high = 3.0 }
-own_end = { low = 0.0, high = 3.0 }
-opp_end = { low = 0.0, high = 3.0 }
-contested = 0.0
-resolution = 0.0
-
-[pruner]
-kind = "checkpoint"
-alpha = 0.3
-
-[confirm]
-top = 2
-pairs = 4
-"""
+from tests.helpers import SMALL_STUDY
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,3 +55,36 @@ def screenshots(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Call
         for p in saved:
             if p.exists():
                 shutil.copy(p, Path(target) / p.name)
+
+
+StudyFileFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def study_file(tmp_path: Path) -> StudyFileFactory:
+    """A study-file factory: ``study_file(name, study={...}, engine={...}, ...)``
+    writes ``NAME.toml`` in the test's folder and returns its path. Each keyword
+    is a section (``search`` and ``rules`` are ``[engine.search]`` and
+    ``[engine.rules]``); ``study`` keys are added to a ``name`` and ``game``
+    default (Isolation), ``engine`` keys to ``heuristic = "weighted"``; a key
+    given as None is left out."""
+    import tomli_w
+
+    def write(name: str = "s", *, study: dict[str, Any] | None = None,
+              engine: dict[str, Any] | None = None, search: dict[str, Any] | None = None,
+              rules: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
+        data: dict[str, Any] = {"study": {"name": name, "game": "isolation", **(study or {})}}
+        eng: dict[str, Any] = {"heuristic": "weighted", **(engine or {})}
+        if search:
+            eng["search"] = search
+        if rules:
+            eng["rules"] = rules
+        data["engine"] = eng
+        data.update(sections)
+        clean = {k: {kk: vv for kk, vv in v.items() if vv is not None} if isinstance(v, dict)
+                 else v for k, v in data.items()}
+        path = tmp_path / f"{name}.toml"
+        path.write_text(tomli_w.dumps(clean))
+        return path
+
+    return write

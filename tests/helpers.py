@@ -36,3 +36,41 @@ def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-
 def digest(path: Path) -> str:
     """The file's SHA-256 ("absent" where there is none)."""
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "absent"
+
+
+# A tiny Isolation study (the fastest game) that the dashboard, report and
+# browser tests share: a few trials of a few pairs, confirmed and exported.
+SMALL_STUDY = """
+[study]
+name = "iso"
+game = "isolation"
+opponent = "isolation:ab_open"
+trials = 5
+pairs = 4
+seed = 3
+jobs = 1
+sampler = "tpe"
+
+[engine]
+heuristic = "weighted"
+[engine.search]
+algorithm = "alphabeta"
+depth = 64
+nodes = 500
+
+[params]
+own_start = { low = 0.0, high = 3.0 }
+opp_start = { low = 0.0, high = 3.0 }
+own_end = { low = 0.0, high = 3.0 }
+opp_end = { low = 0.0, high = 3.0 }
+contested = 0.0
+resolution = 0.0
+
+[pruner]
+kind = "checkpoint"
+alpha = 0.3
+
+[confirm]
+top = 2
+pairs = 4
+"""

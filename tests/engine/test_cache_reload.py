@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = r"""
 import json
 from heurtune.engine.heuristic import heuristics
@@ -48,6 +50,7 @@ def _run() -> dict[str, list[int]]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
 def test_every_heuristic_reloads_from_the_cache() -> None:
     first = _run()
     second = _run()  # everything now comes from the cache

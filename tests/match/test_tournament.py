@@ -142,10 +142,9 @@ def test_excluded_openings_are_never_drawn() -> None:
     assert not used & {opening_hash(k, rules, o) for o in spec.openings()}
 
 
-def test_match_exclude_study(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    study = tmp_path / "s.toml"
-    study.write_text('[study]\ngame = "isolation"\nopponent = "isolation:ab_improved"\n'
-                     'pairs = 20\nseed = 3\n[engine]\nheuristic = "improved"\n')
+def test_match_exclude_study(capsys, study_file) -> None:  # type: ignore[no-untyped-def]
+    study = study_file("s", study={"name": None, "opponent": "isolation:ab_improved",
+                                   "pairs": 20, "seed": 3}, engine={"heuristic": "improved"})
     code = main(["match", "isolation:random", "isolation:random", "--pairs", "3",
                  "--exclude-study", str(study)])
     out, _ = capsys.readouterr()

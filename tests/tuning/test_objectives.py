@@ -172,11 +172,10 @@ def test_a_multi_objective_study_minimises_cost_and_exports_its_pareto_front(
     assert code == 2 and "has one objective" in err
 
 
-def test_fine_and_broad_searches_choose_the_defaults(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_fine_and_broad_searches_choose_the_defaults(tmp_path, study_file) -> None:  # type: ignore[no-untyped-def]
     for search, expected in SEARCH_DEFAULTS.items():
-        path = tmp_path / f"{search}.toml"
-        path.write_text(f'[study]\ngame = "isolation"\nopponent = "isolation:ab_open"\n'
-                        f'search = "{search}"\n[engine]\nheuristic = "weighted"\n')
+        path = study_file(search, study={"name": None, "opponent": "isolation:ab_open",
+                                         "search": search})
         sf = load_study_file(path)
         assert (sf.sampler.kind, sf.pairs, sf.answer) == (
             expected["sampler"], expected["pairs"], expected["answer"])

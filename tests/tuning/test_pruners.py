@@ -68,11 +68,10 @@ def test_false_prune_rate_against_a_fixed_best_is_alpha() -> None:
 
 
 def test_a_hopeless_trial_is_pruned_at_a_checkpoint_and_reports_its_running_score(
-        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    sf = tmp_path / "q.toml"
-    sf.write_text('[study]\nname = "q"\ngame = "morris"\nopponent = "morris:seed-ab"\n'
-                  'trials = 1\npairs = 40\nseed = 3\njobs = 1\nsampler = "tpe"\n[engine]\nheuristic = "seed"\n'
-                  '[engine.search]\nalgorithm = "alphabeta"\ndepth = 3\n')
+        tmp_path, capsys, study_file) -> None:  # type: ignore[no-untyped-def]
+    sf = study_file("q", study={"game": "morris", "opponent": "morris:seed-ab", "trials": 1,
+                                "pairs": 40, "seed": 3, "jobs": 1, "sampler": "tpe"},
+                    engine={"heuristic": "seed"}, search={"algorithm": "alphabeta", "depth": 3})
     url = f"sqlite:///{tmp_path / 'q.db'}"
     assert main(["tune", str(sf), "--storage", url]) == 0
     study = optuna.load_study(study_name="q", storage=url)

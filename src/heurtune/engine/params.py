@@ -5,7 +5,7 @@ flat ``float64`` array by position) and everything outside the hot path (which
 speaks in names): it validates user values with clear errors, converts to and
 from the evaluator's array and plain dicts, and can be narrowed (tighter
 bounds, or a fixed value) by a study file. The conversion to Optuna
-distributions lives in :mod:`heurtune.tuning.distributions`, because only the
+distributions lives in :mod:`heurtune.tuning.samplers.distributions`, because only the
 tuning layer imports Optuna.
 """
 

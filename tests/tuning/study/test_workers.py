@@ -148,6 +148,7 @@ def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None: 
             conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
 
 
+@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
 def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:  # type: ignore[no-untyped-def]
     url = f"sqlite:///{tmp_path / 'kill.db'}"
     sf = study_file(tmp_path, pairs=300)

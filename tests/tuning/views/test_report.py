@@ -13,7 +13,7 @@ from optuna_dashboard import get_note
 
 from heurtune.match.records import read_records, replay_positions
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
-from tests.helpers import ROOT, cli
+from tests.helpers import SMALL_STUDY, cli
 
 
 def _study(small_study) -> optuna.Study:  # type: ignore[no-untyped-def]
@@ -179,9 +179,7 @@ def test_dashboard_failures_never_fail_a_trial(tmp_path, capsys, monkeypatch) ->
     monkeypatch.setattr(dashboard, "save_note", broken)
     monkeypatch.setattr(dashboard, "upload_artifact", broken)
     sf = tmp_path / "s.toml"
-    sf.write_text((ROOT / "tests" / "conftest.py").read_text()
-                  .split('SMALL_STUDY = """', 1)[1].split('"""', 1)[0]
-                  .replace("trials = 5", "trials = 2").replace("[confirm]", "[x]"))
+    sf.write_text(SMALL_STUDY.replace("trials = 5", "trials = 2").replace("[confirm]", "[x]"))
     sf.write_text(sf.read_text().split("[x]")[0])
     code, _, err = cli(capsys, "tune", str(sf), "--storage", f"sqlite:///{tmp_path / 'b.db'}")
     assert code == 0
@@ -287,8 +285,6 @@ def test_halma_cell_weights_are_one_piece_on_an_empty_board() -> None:
 
 
 def test_report_of_a_one_trial_study(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from conftest import SMALL_STUDY
-
     sf = tmp_path / "one.toml"
     sf.write_text(SMALL_STUDY.replace("trials = 5", "trials = 1").split("[confirm]")[0])
     storage = f"sqlite:///{tmp_path / 'one.db'}"

@@ -12,7 +12,7 @@ re-plays on fresh openings beside the baseline:
     log-scale parameters, the commonest choice for categorical ones);
 ``model``
     the answer of a Bayesian quadratic model fitted to every finished match
-    trial, pruned ones included (heurtune.tuning.quadratic): the point with the
+    trial, pruned ones included (heurtune.tuning.samplers.quadratic): the point with the
     highest lower bound on its gain over the baseline;
 ``spsa`` / ``duels``
     a duel sampler's own answer: SPSA's iterate, the duels model's point.

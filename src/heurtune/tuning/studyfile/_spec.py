@@ -106,7 +106,7 @@ DEFAULT_SEED = 0
 @dataclass(frozen=True)
 class PrunerSpec:
     """How trials are stopped early. ``checkpoint`` (the default; see
-    heurtune.tuning.checkpoints): a paired comparison with the best trial at a
+    heurtune.tuning.pruners): a paired comparison with the best trial at a
     few fixed fractions of the pairs, at an overall false-prune rate ``alpha``
     against a fixed best, pruning when the difference's upper bound is below
     ``-margin``. ``wilcoxon`` and ``median`` are Optuna's pruners (kept for
