@@ -26,7 +26,7 @@ own_start = 1.0
 """
 
 
-def cli(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
     """``heurtune ARGV``: its exit code, standard output and standard error."""
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -11,13 +11,13 @@ import pytest
 from heurtune.cli import main
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+def run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def test_perft_morris_4(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_perft_morris_4(capsys) -> None:
     assert run(capsys, "perft", "morris", "4") == (0, "255024\n", "")
 
 
@@ -29,7 +29,7 @@ def test_console_script_perft() -> None:
     assert proc.returncode == 0 and proc.stdout == "12144\n"
 
 
-def test_match_json(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_match_json(capsys) -> None:
     code, out, _ = run(capsys, "match", "morris:seed-ab", "morris:seed", "--pairs", "2",
                        "--seed", "1", "--json")
     data = json.loads(out)
@@ -38,18 +38,18 @@ def test_match_json(capsys) -> None:  # type: ignore[no-untyped-def]
         assert key in data
 
 
-def test_match_text(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_match_text(capsys) -> None:
     code, out, _ = run(capsys, "match", "morris:ab", "morris:seed", "--pairs", "2")
     assert code == 0 and "score" in out and "Elo" in out
 
 
-def test_bench_json(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_bench_json(capsys) -> None:
     code, out, _ = run(capsys, "bench", "morris", "--depth", "3", "--positions", "2", "--json")
     data = json.loads(out)
     assert code == 0 and data["nodes"] > 0 and data["nodes_per_second"] > 0
 
 
-def test_list(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_list(capsys) -> None:
     code, out, _ = run(capsys, "list")
     assert code == 0 and "possible_mills" in out and "morris:seed" in out
 
@@ -98,7 +98,7 @@ def test_list(capsys) -> None:  # type: ignore[no-untyped-def]
         (["frobnicate"], "invalid choice"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:
     try:
         code = main(argv)
     except SystemExit as exc:  # argparse's own errors

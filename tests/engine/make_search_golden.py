@@ -33,7 +33,7 @@ CASES = [
 ]
 
 
-def random_params(h, rng):  # type: ignore[no-untyped-def]
+def random_params(h, rng):
     """A seeded point of the space (floats only: the families tested here)."""
     values = {}
     for p in h.space.params:

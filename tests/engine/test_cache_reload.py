@@ -58,7 +58,7 @@ def test_every_heuristic_reloads_from_the_cache() -> None:
     assert len(first) >= 10
 
 
-def test_heurtune_functions_use_the_package_wide_stamp(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_heurtune_functions_use_the_package_wide_stamp(tmp_path) -> None:
     import shutil
 
     from heurtune import _numba_cache

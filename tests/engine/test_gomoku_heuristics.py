@@ -67,7 +67,7 @@ def test_threshold_default_is_the_two_crossing_open_threes() -> None:
                                      "threshold": cross}
 
 
-def _play(state, kernel, moves: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _play(state, kernel, moves: list[str]) -> None:
     for m in moves:
         kernel.make_move(state, kernel.parse_move(state, m))
 

@@ -76,7 +76,7 @@ def ref_candidates(board: ref.Board) -> list[int]:
                    if 0 <= r + dr < board.size and 0 <= c + dc < board.size)]
 
 
-def random_games(count: int, seed: int, size: int = 9, exact: int = 0):  # type: ignore[no-untyped-def]
+def random_games(count: int, seed: int, size: int = 9, exact: int = 0):
     """(kernel state, reference board) at every ply of random games played
     mostly on candidate moves, so that fours, blocks and wins occur."""
     rng = np.random.default_rng(seed)

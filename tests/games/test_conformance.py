@@ -46,7 +46,7 @@ def test_every_game_declares_what_the_suite_checks() -> None:
         assert k.live_length is not None and k.max_moves > 0
 
 
-def _random_game(kernel, rules, rng, near_opening: bool):  # type: ignore[no-untyped-def]
+def _random_game(kernel, rules, rng, near_opening: bool):
     """Yield (state, legal moves) at every ply of one random game."""
     state = kernel.new_state(rules)
     while kernel.outcome(state) == ONGOING:
@@ -95,7 +95,7 @@ def test_make_unmake_hash_bounds_and_length(name: str) -> None:
     assert finished == 40 * len(RULES[name])  # every game reached its end
 
 
-def _candidates(kernel, state):  # type: ignore[no-untyped-def]
+def _candidates(kernel, state):
     buf = np.empty((1, kernel.max_moves), dtype=np.int64)
     n = kernel.gen_candidates(state, buf, 0)
     return [int(m) for m in buf[0, :n]]

@@ -40,7 +40,7 @@ def _encode(move: tuple[int, int]) -> int:
     return move[0] | move[1] << 8
 
 
-def _agree(rules: dict[str, int], choose, seed: int) -> str:  # type: ignore[no-untyped-def]
+def _agree(rules: dict[str, int], choose, seed: int) -> str:
     """Play one game on both, checking moves, board and result at every ply."""
     ref = RefHalma(**rules)
     state = HALMA.new_state(rules)
@@ -276,7 +276,7 @@ def test_wall_corner_as_intended_scores_edges_only_under_own_pieces() -> None:
     assert as_coded - intended == pytest.approx(sum(SEED_EDGES[0].values()))  # none reached yet
 
 
-def test_cli_perft_and_a_match(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_perft_and_a_match(capsys) -> None:
     assert main(["perft", "halma", "2"]) == 0
     assert capsys.readouterr().out.strip() == "1600"
     assert main(["perft", "halma", "1", "--rule", "chain_jumps=2"]) == 2

@@ -22,7 +22,7 @@ def test_perft(depth: int, count: int) -> None:
     assert perft(K, depth) == count
 
 
-def _walk(seed: int):  # type: ignore[no-untyped-def]
+def _walk(seed: int):
     """A random game, yielding (reference board, kernel state) at every ply."""
     rng = random.Random(seed)
     board = ref.Board()
@@ -65,7 +65,7 @@ def test_make_unmake_restores_everything() -> None:
     [("open", ref.open_score), ("center", ref.center_score), ("improved", ref.improved_score),
      ("custom", ref.custom), ("custom_2", ref.custom_2), ("custom_3", ref.custom_3)],
 )
-def test_seed_scores_reproduce_their_formulas(name: str, formula) -> None:  # type: ignore[no-untyped-def]
+def test_seed_scores_reproduce_their_formulas(name: str, formula) -> None:
     h = get_heuristic("isolation", name)
     params = h.space.to_array({})
     checked = 0

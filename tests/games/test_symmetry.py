@@ -10,7 +10,7 @@ from heurtune.match.openings import opening_images, random_openings
 GOMOKU = get_game("gomoku")
 
 
-def _transforms(n: int):  # type: ignore[no-untyped-def]
+def _transforms(n: int):
     last = n - 1
     return [lambda r, c: (r, c), lambda r, c: (c, last - r), lambda r, c: (last - r, last - c),
             lambda r, c: (last - c, r), lambda r, c: (r, last - c), lambda r, c: (last - r, c),
@@ -59,7 +59,7 @@ def test_games_without_declared_symmetries_exclude_the_position_itself() -> None
     assert morris.image_hashes(state) == {int(morris.position_hash(state))}
 
 
-def _replayed_images(kernel, moves, perms, transform_move):  # type: ignore[no-untyped-def]
+def _replayed_images(kernel, moves, perms, transform_move):
     """Hashes of the positions reached by replaying the transformed moves, each of
     which must be legal there (so each permutation really is a symmetry)."""
     images = set()

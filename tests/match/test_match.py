@@ -62,7 +62,7 @@ def test_mismatched_engines_are_rejected() -> None:
         MatchSpec(a, a, pairs=0)
 
 
-def test_config_toml_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_config_toml_round_trip(tmp_path) -> None:
     cfg = preset("morris:phased").with_params({"move_mobility": 0.5}, name="x")
     path = tmp_path / "x.toml"
     cfg.save(path)
@@ -70,7 +70,7 @@ def test_config_toml_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-de
     assert back.to_dict() == cfg.to_dict()
 
 
-def test_config_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_config_errors(tmp_path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('game = "morris"\nheuristic = "seed"\n[params]\nmills = 99\n')
     with pytest.raises(HeurtuneError, match=r"mills=99 is out of bounds"):
@@ -83,7 +83,7 @@ def test_config_errors(tmp_path) -> None:  # type: ignore[no-untyped-def]
         resolve_engine(str(bad))
 
 
-def _match_json(capsys, *argv: str) -> dict:  # type: ignore[no-untyped-def]
+def _match_json(capsys, *argv: str) -> dict:
     import json
 
     from heurtune.cli import main
@@ -92,7 +92,7 @@ def _match_json(capsys, *argv: str) -> dict:  # type: ignore[no-untyped-def]
     return json.loads(capsys.readouterr().out)
 
 
-def test_sprt_match_decides_on_pairs_in_opening_order_for_any_jobs(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_sprt_match_decides_on_pairs_in_opening_order_for_any_jobs(capsys) -> None:
     args = ("isolation:ab_improved", "isolation:random", "--sprt", "0,100", "--seed", "2",
             "--opening-plies", "3", "--max-pairs", "200")
     one = _match_json(capsys, *args, "--jobs", "1")
@@ -107,13 +107,13 @@ def test_sprt_match_decides_on_pairs_in_opening_order_for_any_jobs(capsys) -> No
     assert Sprt(0, 100).llr(one["pentanomial"]) == pytest.approx(sprt["llr"])
 
 
-def test_sprt_stops_at_the_cap_without_a_verdict(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_sprt_stops_at_the_cap_without_a_verdict(capsys) -> None:
     out = _match_json(capsys, "isolation:random", "isolation:random", "--sprt=-10,10",
                       "--max-pairs", "4", "--opening-plies", "3")
     assert out["sprt"]["verdict"] is None and out["pairs"] == 4
 
 
-def test_every_opening_class_once(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_every_opening_class_once(capsys) -> None:
     out = _match_json(capsys, "isolation:random", "isolation:mm_center", "--pairs", "all")
     assert out["pairs"] == 315
     from heurtune.cli import main

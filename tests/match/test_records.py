@@ -25,14 +25,14 @@ ENGINES = {"morris": ("morris:seed-ab", "morris:seed-ab"), "isolation": ("isolat
 RULES = {"halma": {"max_plies": 120}}
 
 
-def _shallow(spec: str, game: str):  # type: ignore[no-untyped-def]
+def _shallow(spec: str, game: str):
     cfg = resolve_engine(spec)
     search = replace(cfg.search, depth=1, nodes=0) if cfg.search.depth > 1 else cfg.search
     return replace(cfg, search=search, rules=RULES.get(game, {}))
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+def recorded(tmp_path_factory) -> dict[str, Path]:
     """Two pairs of every game, written as game record files."""
     d = tmp_path_factory.mktemp("records")
     files = {}
@@ -59,7 +59,7 @@ def test_every_game_has_replay_hooks() -> None:
 
 
 @pytest.mark.parametrize("game", ["morris", "isolation", "gomoku", "halma"])
-def test_records_replay_every_game(recorded, game: str, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_records_replay_every_game(recorded, game: str, capsys) -> None:
     records = read_records(recorded[game])
     assert len(records) == 4
     assert [(r["pair"], r["round"]) for r in records] == [(0, 0), (0, 1), (1, 0), (1, 1)]
@@ -97,7 +97,7 @@ def test_terminations_say_why() -> None:
             assert any(e in reason for e in expected[game]), (game, reason)
 
 
-def test_match_games_are_the_same_for_any_jobs(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_match_games_are_the_same_for_any_jobs(tmp_path, capsys) -> None:
     files = []
     for jobs in (1, 2):
         path = tmp_path / f"g{jobs}.jsonl"
@@ -112,7 +112,7 @@ def test_match_games_are_the_same_for_any_jobs(tmp_path, capsys) -> None:  # typ
     assert first["seed"] == 4 and len(first["opening"]) == 2
 
 
-def test_match_games_with_sprt_and_json(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_match_games_with_sprt_and_json(tmp_path, capsys) -> None:
     path = tmp_path / "s.jsonl"
     code, out, _ = cli(capsys, "match", "isolation:ab_improved", "isolation:random",
                        "--sprt", "0,400", "--max-pairs", "6", "--seed", "2", "--json",
@@ -128,7 +128,7 @@ def _write(path: Path, lines: list[object]) -> Path:
     return path
 
 
-def test_bad_record_files_are_one_error_line(recorded, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_bad_record_files_are_one_error_line(recorded, tmp_path, capsys) -> None:
     good = read_records(recorded["isolation"])[0]
     illegal = dict(good, moves=["a1"] + good["moves"][1:])
     cases = {
@@ -155,7 +155,7 @@ def test_bad_record_files_are_one_error_line(recorded, tmp_path, capsys) -> None
         assert code == 2 and out == "" and "has 4 games (0 to 3)" in err
 
 
-def test_match_games_to_an_unwritable_place_fails_first(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_match_games_to_an_unwritable_place_fails_first(tmp_path, capsys) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
     code, out, err = cli(capsys, "match", "isolation:ab_open", "isolation:random", "--pairs",

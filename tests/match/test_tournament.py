@@ -53,7 +53,7 @@ def test_agent_intervals_account_for_shared_openings_and_self_cells_are_exact() 
     opponents = [preset("isolation:ab_improved"), preset("isolation:random")]
     result = TournamentResult(agents, opponents, pairs=6, seed=0)
 
-    def cell(scores):  # type: ignore[no-untyped-def]
+    def cell(scores):
         return [PairResult(index=i, opening=(), a_scores=(s, s), plies=(0, 0))
                 for i, s in enumerate(scores)]
 
@@ -117,7 +117,7 @@ def test_tournament_rejects_mixed_games() -> None:
         run_tournament([preset("isolation:random")], [preset("morris:seed")], pairs=1)
 
 
-def test_tournament_cli(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_tournament_cli(capsys, tmp_path) -> None:
     csv_path = tmp_path / "t.csv"
     code = main(["tournament", "isolation:ab_improved", "--opponents", "isolation:random",
                  "--pairs", "2", "--csv", str(csv_path), "--json"])
@@ -142,7 +142,7 @@ def test_excluded_openings_are_never_drawn() -> None:
     assert not used & {opening_hash(k, rules, o) for o in spec.openings()}
 
 
-def test_match_exclude_study(capsys, study_file) -> None:  # type: ignore[no-untyped-def]
+def test_match_exclude_study(capsys, study_file) -> None:
     study = study_file("s", study={"name": None, "opponent": "isolation:ab_improved",
                                    "pairs": 20, "seed": 3}, engine={"heuristic": "improved"})
     code = main(["match", "isolation:random", "isolation:random", "--pairs", "3",
@@ -160,7 +160,7 @@ def test_random_mover_is_legal_and_seeded() -> None:
     assert e.choose(state, 5).move == e.choose(state, 5).move
 
 
-def test_perft_isolation_cli(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_perft_isolation_cli(capsys) -> None:
     assert main(["perft", "isolation", "4"]) == 0
     assert capsys.readouterr().out == "52672\n"
 

@@ -48,7 +48,7 @@ def write(tmp_path: Path, versus: str = POOL, trials: int = 3, extra: str = "",
 
 
 def test_a_pool_scores_the_weighted_mean_and_keeps_each_opponents_score(
-        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, capsys) -> None:
     url = f"sqlite:///{tmp_path / 'p.db'}"
     code, out, err = cli(capsys, "tune", write(tmp_path), "--storage", url)
     assert code == 0, err
@@ -101,7 +101,7 @@ def test_a_pool_scores_the_weighted_mean_and_keeps_each_opponents_score(
     ('opponent = "isolation:ab_open"', 'search = "deep"', "search must be one of fine, broad"),
 ])
 def test_bad_objectives_are_one_line_and_store_nothing(
-        versus: str, extra: str, message: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        versus: str, extra: str, message: str, tmp_path, capsys) -> None:
     head, _, tail = extra.partition("\n[")
     text = STUDY.format(versus=versus, trials=2, extra=head, tail="")
     text = text.replace('sampler = "random"\n', "") if 'sampler = "duels"' in head else text
@@ -115,7 +115,7 @@ def test_bad_objectives_are_one_line_and_store_nothing(
     assert not db.exists()
 
 
-def test_equal_time_gives_every_engine_the_same_time_per_move(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_equal_time_gives_every_engine_the_same_time_per_move(tmp_path, capsys) -> None:
     path = write(tmp_path, POOL, trials=2, extra='budget = "time"\ntime_ms = 4')
     sf = load_study_file(path)
     for engine in [sf.base] + [m.engine for m in sf.pool]:
@@ -130,7 +130,7 @@ def test_equal_time_gives_every_engine_the_same_time_per_move(tmp_path, capsys) 
 
 
 def test_a_multi_objective_study_minimises_cost_and_exports_its_pareto_front(
-        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, capsys) -> None:
     path = write(tmp_path, 'opponent = "isolation:ab_improved"', trials=4,
                  extra='objectives = ["score", "cost"]')
     url = f"sqlite:///{tmp_path / 'm.db'}"
@@ -172,7 +172,7 @@ def test_a_multi_objective_study_minimises_cost_and_exports_its_pareto_front(
     assert code == 2 and "has one objective" in err
 
 
-def test_fine_and_broad_searches_choose_the_defaults(tmp_path, study_file) -> None:  # type: ignore[no-untyped-def]
+def test_fine_and_broad_searches_choose_the_defaults(tmp_path, study_file) -> None:
     for search, expected in SEARCH_DEFAULTS.items():
         path = study_file(search, study={"name": None, "opponent": "isolation:ab_open",
                                          "search": search})

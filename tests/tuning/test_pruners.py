@@ -68,7 +68,7 @@ def test_false_prune_rate_against_a_fixed_best_is_alpha() -> None:
 
 
 def test_a_hopeless_trial_is_pruned_at_a_checkpoint_and_reports_its_running_score(
-        tmp_path, capsys, study_file) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, capsys, study_file) -> None:
     sf = study_file("q", study={"game": "morris", "opponent": "morris:seed-ab", "trials": 1,
                                 "pairs": 40, "seed": 3, "jobs": 1, "sampler": "tpe"},
                     engine={"heuristic": "seed"}, search={"algorithm": "alphabeta", "depth": 3})

@@ -105,7 +105,7 @@ def test_shipped_study_file_is_valid() -> None:
          "sampler_seeding must be one of"),
     ],
 )
-def test_malformed_study_files(tmp_path, capsys, text, message) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_study_files(tmp_path, capsys, text, message) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(text)
     db = tmp_path / "h.db"
@@ -114,7 +114,7 @@ def test_malformed_study_files(tmp_path, capsys, text, message) -> None:  # type
     assert not db.exists()  # nothing written to the storage
 
 
-def test_tune_export_match_round_trip(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_tune_export_match_round_trip(tmp_path, capsys) -> None:
     db = tmp_path / "h.db"
     url = f"sqlite:///{db}"
     sf = study_file(tmp_path)
@@ -156,7 +156,7 @@ def test_tune_export_match_round_trip(tmp_path, capsys) -> None:  # type: ignore
     assert csv_file.read_text().splitlines()[0].startswith("number,state,score,score_ci")
 
 
-def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:
     url = f"sqlite:///{tmp_path / 'h.db'}"
     sf = study_file(tmp_path, pruner="median")
     assert cli(capsys, "tune", sf, "--storage", url, "--trials", "2")[0] == 0
@@ -170,7 +170,7 @@ def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:  # type:
     assert len(optuna.load_study(study_name="t", storage=url).trials) == 4
 
 
-def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -> None:
     db = tmp_path / "h.db"
     url = f"sqlite:///{db}"
     assert cli(capsys, "tune", study_file(tmp_path), "--storage", url, "--trials", "1")[0] == 0
@@ -182,7 +182,7 @@ def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -
     assert digest(db) == before
 
 
-def test_export_errors(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_export_errors(tmp_path, capsys) -> None:
     db = tmp_path / "h.db"
     url = f"sqlite:///{db}"
     code, _, err = cli(capsys, "export", "t", "--storage", url)
@@ -195,7 +195,7 @@ def test_export_errors(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def
     assert code == 2 and "no study named 'nope'" in err and "empty" in err
 
 
-def test_unreachable_storage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_unreachable_storage(tmp_path, capsys) -> None:
     sf = study_file(tmp_path)
     code, _, err = cli(capsys, "tune", sf, "--storage", "postgresql://postgres@127.0.0.1:1/test")
     assert code == 2 and err.startswith("heurtune: error: cannot open storage") and err.count("\n") == 1
@@ -204,7 +204,7 @@ def test_unreachable_storage(tmp_path, capsys) -> None:  # type: ignore[no-untyp
 
 
 @pytest.mark.postgres
-def test_postgres_round_trip(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_postgres_round_trip(tmp_path, capsys) -> None:
     name = f"pg-{uuid.uuid4().hex[:8]}"
     sf = study_file(tmp_path)
     try:
@@ -222,7 +222,7 @@ def test_postgres_round_trip(tmp_path, capsys) -> None:  # type: ignore[no-untyp
             pass
 
 
-def test_best_config_rejects_foreign_studies(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_best_config_rejects_foreign_studies(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'h.db'}"
     study = optuna.create_study(study_name="foreign", storage=url)
     study.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
@@ -230,7 +230,7 @@ def test_best_config_rejects_foreign_studies(tmp_path) -> None:  # type: ignore[
         best_config(url, "foreign")
 
 
-def test_start_from_an_exported_engine(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_start_from_an_exported_engine(tmp_path, capsys) -> None:
     start = tmp_path / "start.toml"
     start.write_text('game = "morris"\nheuristic = "seed"\n[params]\nstones = 2.0\nstash = 0.5\n'
                      'mills = 3.0\npossible_mills = 1.5\n')
@@ -252,7 +252,7 @@ def test_start_from_an_exported_engine(tmp_path, capsys) -> None:  # type: ignor
         ('game = "morris"\nheuristic = "seed"\n[params]\nstash = 4.0\n', "stash=4.0 is out of bounds"),
     ],
 )
-def test_bad_start_from(tmp_path, capsys, engine, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_start_from(tmp_path, capsys, engine, message) -> None:
     (tmp_path / "start.toml").write_text(engine)
     sf = study_file(tmp_path)
     Path(sf).write_text(Path(sf).read_text().replace(

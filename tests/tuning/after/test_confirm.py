@@ -42,7 +42,7 @@ kind = "none"
 
 
 @pytest.fixture(scope="module")
-def tuned(tmp_path_factory) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+def tuned(tmp_path_factory) -> tuple[str, str]:
     """A small finished study (shared: each test copies its database)."""
     d = tmp_path_factory.mktemp("tuned")
     sf = d / "s.toml"
@@ -58,7 +58,7 @@ def copy_of(tuned: tuple[str, str], tmp_path: Path) -> str:
 
 
 def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it(
-        tuned, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tuned, tmp_path, capsys) -> None:
     url = copy_of(tuned, tmp_path)
     code, out, err = cli(capsys, "confirm", "c", "--storage", url, "--pairs", "12", "--top", "2")
     assert code == 0, err
@@ -117,7 +117,7 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
 
 
 def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
-        tuned, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tuned, tmp_path, capsys) -> None:
     url = copy_of(tuned, tmp_path)
     code, out, err = cli(capsys, "confirm", "c", "--storage", url, "--pairs", "8",
                          "--sprt", "0,150", "--max-pairs", "40", "--jobs", "2")
@@ -133,7 +133,7 @@ def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
     assert EngineConfig.load(out_file).provenance["confirmation"]["sprt"]["pairs"] == sprt["pairs"]
 
 
-def test_an_unconfirmed_export_says_so(tuned, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_an_unconfirmed_export_says_so(tuned, tmp_path, capsys) -> None:
     url = copy_of(tuned, tmp_path)
     out_file = tmp_path / "e.toml"
     code, _, err = cli(capsys, "export", "c", "--storage", url, "--out", str(out_file))
@@ -143,7 +143,7 @@ def test_an_unconfirmed_export_says_so(tuned, tmp_path, capsys) -> None:  # type
     assert "confirmation" not in prov
 
 
-def test_a_confirm_section_confirms_at_the_end_of_tune(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_confirm_section_confirms_at_the_end_of_tune(tmp_path, capsys) -> None:
     sf = tmp_path / "s.toml"
     sf.write_text(STUDY.format(confirm="[confirm]\ntop = 1\npairs = 6\n")
                   .replace("trials = 5", "trials = 3"))
@@ -166,7 +166,7 @@ def test_a_confirm_section_confirms_at_the_end_of_tune(tmp_path, capsys) -> None
     (["--max-pairs", "0"], "max_pairs must be at least 1"),
     (["--seed", "-1"], "seed must be in"),
 ])
-def test_bad_confirm_options(tuned, tmp_path, capsys, argv, message) -> None:  # type: ignore[no-untyped-def]
+def test_bad_confirm_options(tuned, tmp_path, capsys, argv, message) -> None:
     url = copy_of(tuned, tmp_path)
     before = digest(tmp_path / "c.db")
     code, _, err = cli(capsys, "confirm", "c", "--storage", url, *argv)
@@ -175,7 +175,7 @@ def test_bad_confirm_options(tuned, tmp_path, capsys, argv, message) -> None:  #
     assert digest(tmp_path / "c.db") == before
 
 
-def test_confirm_errors(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_confirm_errors(tmp_path, capsys) -> None:
     db = tmp_path / "h.db"
     url = f"sqlite:///{db}"
     code, _, err = cli(capsys, "confirm", "c", "--storage", url)
@@ -192,7 +192,7 @@ def test_confirm_errors(tmp_path, capsys) -> None:  # type: ignore[no-untyped-de
 
 
 def test_a_study_may_play_every_opening_class_and_confirm_on_longer_openings(
-        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, capsys) -> None:
     sf = tmp_path / "all.toml"
     sf.write_text(STUDY.format(confirm="").replace("pairs = 6", 'pairs = "all"')
                   .replace("opening_plies = 3", "opening_plies = 2")

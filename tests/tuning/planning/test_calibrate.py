@@ -133,7 +133,7 @@ def test_figures_with_draws() -> None:
     check_figures(MatchResult(spec, pairs))
 
 
-def test_calibration_of_a_real_match(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_calibration_of_a_real_match(tmp_path) -> None:
     sf = load_study_file(tiny_study(tmp_path))
     cal = calibrate(sf, pairs=6, jobs=1)
     record = cal.record
@@ -158,7 +158,7 @@ def test_calibration_of_a_real_match(tmp_path) -> None:  # type: ignore[no-untyp
 
 
 # -- the command line ----------------------------------------------------------------
-def test_calibrate_writes_beside_the_study_and_tune_reads_it(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_calibrate_writes_beside_the_study_and_tune_reads_it(tmp_path, capsys) -> None:
     study = tiny_study(tmp_path)
     db = tmp_path / "h.db"
     code, out, err = cli(capsys, "tune", str(study), "--dry-run", "--storage", f"sqlite:///{db}")
@@ -191,7 +191,7 @@ def test_calibrate_writes_beside_the_study_and_tune_reads_it(tmp_path, capsys) -
     assert code == 2 and "trials must be at least 1" in err and err.count("\n") == 1
 
 
-def test_calibrate_text_and_out(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_calibrate_text_and_out(tmp_path, capsys) -> None:
     study = tiny_study(tmp_path)
     out_file = tmp_path / "sub" / "c.json"
     code, out, err = cli(capsys, "calibrate", str(study), "--pairs", "3", "--out", str(out_file),
@@ -217,7 +217,7 @@ def test_calibrate_text_and_out(tmp_path, capsys) -> None:  # type: ignore[no-un
         (["--opening-plies", "1", "--pairs", "40"], "--study-openings plays the study's own"),
     ],
 )
-def test_calibrate_bad_input(tmp_path, capsys, extra, message) -> None:  # type: ignore[no-untyped-def]
+def test_calibrate_bad_input(tmp_path, capsys, extra, message) -> None:
     study = tiny_study(tmp_path)
     code, out, err = cli(capsys, "calibrate", str(study), *extra)
     assert code == 2 and err.count("\n") == 1 and err.startswith("heurtune: error: ")
@@ -226,7 +226,7 @@ def test_calibrate_bad_input(tmp_path, capsys, extra, message) -> None:  # type:
 
 
 def test_an_opponent_that_plays_like_the_baseline_is_named_and_not_planned_on(
-        tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, capsys) -> None:
     # weighted at its defaults is improved: the same moves, every pair a self-play pair
     (tmp_path / "improved.toml").write_text('game = "isolation"\nheuristic = "improved"\n'
                                             '[search]\nalgorithm = "alphabeta"\ndepth = 2\n')
@@ -243,7 +243,7 @@ def test_an_opponent_that_plays_like_the_baseline_is_named_and_not_planned_on(
     assert cal2.record["planning_variance"] == cal2.record["vs_opponent"]["pair_variance"]
 
 
-def test_calibrate_refuses_a_baseline_that_is_the_opponent(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_calibrate_refuses_a_baseline_that_is_the_opponent(tmp_path, capsys) -> None:
     (tmp_path / "same.toml").write_text('game = "isolation"\nheuristic = "weighted"\n'
                                         '[search]\nalgorithm = "alphabeta"\ndepth = 2\n')
     study = tiny_study(tmp_path, opponent="same.toml")

@@ -80,7 +80,7 @@ def test_points_span_the_range_and_include_the_baseline() -> None:
     assert screen_points(CategoricalParam("x", ("a", "b", "c"), "b"), 5, "b") == ["a", "b", "c"]
 
 
-def test_verdicts_with_scores_we_control(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_verdicts_with_scores_we_control(tmp_path) -> None:
     (tmp_path / "m.toml").write_text(MORRIS)
     sf = load_study_file(tmp_path / "m.toml")
     runner = FakeRunner(effect)
@@ -132,7 +132,7 @@ def test_verdicts_with_scores_we_control(tmp_path) -> None:  # type: ignore[no-u
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_screen_command_on_a_real_tiny_study(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_screen_command_on_a_real_tiny_study(tmp_path, capsys) -> None:
     study = tiny_study(tmp_path)
     png = tmp_path / "s.png"
     argv = ["screen", str(study), "--pairs", "2", "--points", "2", "--param", "own_start"]
@@ -162,7 +162,7 @@ def test_screen_command_on_a_real_tiny_study(tmp_path, capsys) -> None:  # type:
         (["--seed", "4294967296"], "seed must be in"),
     ],
 )
-def test_screen_bad_input(tmp_path, capsys, extra, message) -> None:  # type: ignore[no-untyped-def]
+def test_screen_bad_input(tmp_path, capsys, extra, message) -> None:
     study = tiny_study(tmp_path)
     code, out, err = cli(capsys, "screen", str(study), "--pairs", "1", *extra)
     assert code == 2 and err.count("\n") == 1 and err.startswith("heurtune: error: ")

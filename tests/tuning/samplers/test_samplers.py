@@ -61,7 +61,7 @@ def write(tmp_path: Path, sampler: str, trials: int = 4, extra: str = "",
 
 @pytest.mark.parametrize("sampler", [s for s in SAMPLERS if s != "gp"] + ["gp"])
 def test_every_sampler_runs_a_real_study_then_confirm_and_export(
-        sampler: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        sampler: str, tmp_path, capsys) -> None:
     url = f"sqlite:///{tmp_path / 'h.db'}"
     path = write(tmp_path, sampler)
     if sampler == "gp" and not HAVE_TORCH:  # the optional extra is missing: one clear line
@@ -110,7 +110,7 @@ def test_every_sampler_runs_a_real_study_then_confirm_and_export(
     ('sampler = "duels"\nanswer = "luckiest"', "", "answer must be one of"),
 ])
 def test_bad_sampler_input_is_one_line_and_stores_nothing(
-        study_lines: str, tail: str, message: str, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+        study_lines: str, tail: str, message: str, tmp_path, capsys) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(STUDY.format(trials=2, extra="", study_extra=study_lines) + "\n" + tail + "\n")
     code, out, err = cli(capsys, "tune", str(path), "--storage", f"sqlite:///{tmp_path / 'b.db'}")
@@ -141,7 +141,7 @@ def test_spsa_autoselect_reproduces_fishtest_figures() -> None:
 
 
 @pytest.fixture
-def oracle():  # type: ignore[no-untyped-def]
+def oracle():
     with oracle_game():
         yield
 
@@ -174,7 +174,7 @@ def run_oracle(path: str, games: int, seed: int) -> tuple[optuna.Study, EngineCo
     return load_study(open_storage(url), "o"), sf.base
 
 
-def test_spsa_iterate_is_fishtests_update_of_the_stored_duels(oracle, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_spsa_iterate_is_fishtests_update_of_the_stored_duels(oracle, tmp_path) -> None:
     study, base = run_oracle(oracle_study(tmp_path, "fishtest", "spsa", 4, 3), 2000, 3)
     box = UnitBox(base.heuristic_obj.space)
     theta = box.to_unit(dict(base.params))
@@ -192,7 +192,7 @@ def test_spsa_iterate_is_fishtests_update_of_the_stored_duels(oracle, tmp_path) 
     assert default_answer(study, base).name == "spsa"  # answer = "auto": the sampler's own
 
 
-def test_duels_gets_closer_to_the_optimum_than_the_baseline(oracle, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_duels_gets_closer_to_the_optimum_than_the_baseline(oracle, tmp_path) -> None:
     """The fishtest case (the baseline 2 Elo below the optimum): after 16,000 games
     the duels answer is better than the baseline in every seed, and within about
     1 Elo of the optimum in most (docs/results/optimisers.md: its median over 20
@@ -206,7 +206,7 @@ def test_duels_gets_closer_to_the_optimum_than_the_baseline(oracle, tmp_path) ->
     assert max(losses) < 2.0 and sorted(losses)[1] < 1.3, losses
 
 
-def test_oracle_games_follow_the_logistic_curve_and_the_draw_ratio(oracle) -> None:  # type: ignore[no-untyped-def]
+def test_oracle_games_follow_the_logistic_curve_and_the_draw_ratio(oracle) -> None:
     from heurtune.engine.config import preset
     from heurtune.match.runner import MatchSpec
 
@@ -280,7 +280,7 @@ def test_top_mean_averages_the_best_trials_by_kind_of_parameter() -> None:
     assert out["i"] == 2 and out["c"] == "y"
 
 
-def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_path) -> None:
     """Each duel trial draws openings of its own; the confirmation's fresh openings
     are none of them (nor the baseline trial's)."""
     from heurtune.match.runner import MatchSpec
@@ -303,7 +303,7 @@ def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_pat
     assert {c.answer for c in verdict.candidates} <= {"duels", "trial"}
 
 
-def test_the_oracle_benchmark_runs_from_one_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_oracle_benchmark_runs_from_one_command(tmp_path) -> None:
     """benchmarks/oracle.py --json: one object keyed by sampler name, with the
     default configuration named (a quick run: one seed, a small budget)."""
     import json

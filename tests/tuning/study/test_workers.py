@@ -128,12 +128,12 @@ def check_together(url: str, sf: str, workers: int = 4, target: int = 8) -> None
     assert not stray, [(t.number, t.state) for t in stray]
 
 
-def test_workers_started_together_on_a_new_local_storage(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_workers_started_together_on_a_new_local_storage(tmp_path) -> None:
     check_together(f"sqlite:///{tmp_path / 'new.db'}", study_file(tmp_path))
 
 
 @pytest.mark.postgres
-def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None:
     import psycopg
 
     db = f"heurtune_w_{uuid.uuid4().hex[:10]}"
@@ -149,7 +149,7 @@ def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None: 
 
 
 @pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
-def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'kill.db'}"
     sf = study_file(tmp_path, pairs=300)
     env = {"HEURTUNE_HEARTBEAT": "1", "HEURTUNE_GRACE": "3"}
@@ -182,7 +182,7 @@ def subprocess_cli(*argv: str, env: dict[str, str] | None = None) -> tuple[int, 
 
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
                                            (signal.SIGTERM, 143, "terminated")])
-def test_sigint_and_sigterm_stop_a_trial_in_one_line(tmp_path, sig, code, word) -> None:  # type: ignore[no-untyped-def]
+def test_sigint_and_sigterm_stop_a_trial_in_one_line(tmp_path, sig, code, word) -> None:
     url = f"sqlite:///{tmp_path / 'sig.db'}"
     sf = study_file(tmp_path, trials=3, pairs=150)
     proc = worker(sf, url)
@@ -199,7 +199,7 @@ def test_sigint_and_sigterm_stop_a_trial_in_one_line(tmp_path, sig, code, word) 
     assert len(param_sets(trials_of(url))) == 3
 
 
-def test_resumed_and_repeated_runs_draw_distinct_reproducible_parameters(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_resumed_and_repeated_runs_draw_distinct_reproducible_parameters(tmp_path) -> None:
     sf = load_study_file(study_file(tmp_path, trials=6, pairs=1))
     url = f"sqlite:///{tmp_path / 'r.db'}"
     tune(sf, storage_url=url, trials=3)
@@ -214,7 +214,7 @@ def test_resumed_and_repeated_runs_draw_distinct_reproducible_parameters(tmp_pat
     assert param_sets(trials_of(again)) == sets  # one uninterrupted worker reproduces
 
 
-def test_a_trial_that_never_sent_a_heartbeat_becomes_stale(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_trial_that_never_sent_a_heartbeat_becomes_stale(tmp_path, monkeypatch) -> None:
     """A worker that died between taking a trial and its first heartbeat: Optuna
     alone would leave the trial RUNNING forever."""
     from heurtune.tuning.study import open_storage
@@ -229,7 +229,7 @@ def test_a_trial_that_never_sent_a_heartbeat_becomes_stale(tmp_path, monkeypatch
     assert trial._trial_id in storage._get_stale_trial_ids(study._study_id)
 
 
-def test_a_grace_period_shorter_than_two_heartbeats_is_refused(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_grace_period_shorter_than_two_heartbeats_is_refused(tmp_path, monkeypatch) -> None:
     from heurtune.errors import HeurtuneError
     from heurtune.tuning.study import open_storage
 

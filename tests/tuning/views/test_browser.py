@@ -41,7 +41,7 @@ return data.slice(0, -1).map(t => t.x.length);
 
 
 @pytest.fixture(scope="module")
-def report(small_study, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+def report(small_study, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("report") / "report.html"
     assert main(["report", "iso", "--storage", small_study.storage, "--out", str(out)]) == 0
     return out
@@ -89,7 +89,7 @@ def _body(driver: Any) -> str:
 
 
 def test_dashboard_shows_notes_and_artifacts(small_study, screenshots: Callable[[str], Path]
-                                             ) -> None:  # type: ignore[no-untyped-def]
+                                             ) -> None:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "heurtune", "dashboard", "--storage",
                              small_study.storage, "--port", str(port)],

@@ -22,7 +22,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_dashboard_serves_the_studies(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_dashboard_serves_the_studies(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'h.db'}"
     optuna.create_study(study_name="shown", storage=url).optimize(
         lambda t: t.suggest_float("x", 0, 1), n_trials=2
@@ -49,13 +49,13 @@ def test_dashboard_serves_the_studies(tmp_path) -> None:  # type: ignore[no-unty
         proc.wait(timeout=10)
 
 
-def test_dashboard_refuses_a_missing_storage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_dashboard_refuses_a_missing_storage(tmp_path, capsys) -> None:
     db = tmp_path / "none.db"
     assert main(["dashboard", "--storage", f"sqlite:///{db}"]) == 2
     assert "does not exist" in capsys.readouterr().err and not db.exists()
 
 
-def test_dashboard_is_read_only_by_default(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_dashboard_is_read_only_by_default(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'd.db'}"
     optuna.create_study(study_name="kept", storage=url).optimize(
         lambda t: t.suggest_float("x", 0, 1), n_trials=2)

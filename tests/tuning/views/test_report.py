@@ -16,11 +16,11 @@ from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
 from tests.helpers import SMALL_STUDY, cli
 
 
-def _study(small_study) -> optuna.Study:  # type: ignore[no-untyped-def]
+def _study(small_study) -> optuna.Study:
     return optuna.load_study(study_name="iso", storage=small_study.storage)
 
 
-def test_study_and_trial_notes(small_study) -> None:  # type: ignore[no-untyped-def]
+def test_study_and_trial_notes(small_study) -> None:
     study = _study(small_study)
     note = get_note(study)
     for fact in ("# Study `iso`", "| study file | iso.toml |",
@@ -43,12 +43,12 @@ def test_study_and_trial_notes(small_study) -> None:  # type: ignore[no-untyped-
         assert ("pruned after" in text) == pruned
 
 
-def optuna_dashboard_note(study: optuna.Study, trial) -> str:  # type: ignore[no-untyped-def]
+def optuna_dashboard_note(study: optuna.Study, trial) -> str:
     """A finished trial's note (get_note wants a live Trial: read it through one)."""
     return get_note(optuna.Trial(study, trial._trial_id))
 
 
-def test_best_trials_have_engine_and_sample_games(small_study) -> None:  # type: ignore[no-untyped-def]
+def test_best_trials_have_engine_and_sample_games(small_study) -> None:
     study = _study(small_study)
     best_so_far, holders = -1.0, []
     for trial in sorted(study.trials, key=lambda t: t.number):
@@ -73,7 +73,7 @@ def test_best_trials_have_engine_and_sample_games(small_study) -> None:  # type:
         small_study.exported.read_bytes()
 
 
-def test_sample_games_are_the_games_the_trial_played(small_study, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_sample_games_are_the_games_the_trial_played(small_study, tmp_path, capsys) -> None:
     """The first opening pair of trial 0's match, replayed with its seeds, is what
     `match` plays for the baseline against the opponent on that opening."""
     study = _study(small_study)
@@ -93,7 +93,7 @@ def test_sample_games_are_the_games_the_trial_played(small_study, tmp_path, caps
         [r["moves"] for r in sample]
 
 
-def test_every_export_adds_its_file(small_study, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_every_export_adds_its_file(small_study, tmp_path, capsys) -> None:
     db = tmp_path / "h.db"
     shutil.copy(small_study.db, db)
     storage = f"sqlite:///{db}"
@@ -108,7 +108,7 @@ def test_every_export_adds_its_file(small_study, tmp_path, capsys) -> None:  # t
     assert f"| exported engine | {out} (trial " in get_note(study)
 
 
-def test_report_is_self_contained_with_every_section(small_study, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_report_is_self_contained_with_every_section(small_study, tmp_path, capsys) -> None:
     out = tmp_path / "r" / "report.html"
     code, stdout, err = cli(capsys, "report", "iso", "--storage", small_study.storage,
                             "--out", str(out))
@@ -127,7 +127,7 @@ def test_report_is_self_contained_with_every_section(small_study, tmp_path, caps
     assert "with 95% intervals" in html and "Slice Plot" in html and "Contour Plot" in html
 
 
-def test_report_bad_input_writes_nothing(small_study, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_report_bad_input_writes_nothing(small_study, tmp_path, capsys) -> None:
     empty_url = f"sqlite:///{tmp_path / 'e.db'}"
     study = optuna.create_study(study_name="empty", storage=empty_url)
     study.set_user_attr(SETUP_ATTR, {"pairs": 2})
@@ -151,7 +151,7 @@ def test_report_bad_input_writes_nothing(small_study, tmp_path, capsys) -> None:
     assert not (tmp_path / "none.db").exists()
 
 
-def test_unwritable_artifact_folder_fails_before_the_study(small_study, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_unwritable_artifact_folder_fails_before_the_study(small_study, tmp_path, capsys) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
     db = tmp_path / "new.db"
@@ -170,7 +170,7 @@ def test_unwritable_artifact_folder_fails_before_the_study(small_study, tmp_path
     assert code == 2 and "no such folder" in err
 
 
-def test_dashboard_failures_never_fail_a_trial(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_dashboard_failures_never_fail_a_trial(tmp_path, capsys, monkeypatch) -> None:
     import heurtune.tuning.views.dashboard as dashboard
 
     def broken(*_args: object) -> None:
@@ -188,7 +188,7 @@ def test_dashboard_failures_never_fail_a_trial(tmp_path, capsys, monkeypatch) ->
     assert [t.state.is_finished() for t in study.trials] == [True, True]
 
 
-def test_halma_report_draws_the_per_cell_heat_maps(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_halma_report_draws_the_per_cell_heat_maps(tmp_path, capsys) -> None:
     (tmp_path / "opponent.toml").write_text("""
 game = "halma"
 heuristic = "distance"
@@ -231,7 +231,7 @@ at_home = { low = 0.0, high = 5.0 }
     assert "defaults (the baseline)" in section and "tuned (trial " in section
 
 
-def test_tournament_html(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_tournament_html(tmp_path, capsys) -> None:
     out = tmp_path / "t.html"
     code, stdout, _ = cli(capsys, "tournament", "isolation:ab_improved", "isolation:ab_open",
                           "--opponents", "isolation:ab_open", "isolation:random", "--pairs", "2",
@@ -284,7 +284,7 @@ def test_halma_cell_weights_are_one_piece_on_an_empty_board() -> None:
     np.testing.assert_allclose(family({"base": 20.0, "near_bonus": 3.0, "straggler": 5.0}), got)
 
 
-def test_report_of_a_one_trial_study(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_report_of_a_one_trial_study(tmp_path, capsys) -> None:
     sf = tmp_path / "one.toml"
     sf.write_text(SMALL_STUDY.replace("trials = 5", "trials = 1").split("[confirm]")[0])
     storage = f"sqlite:///{tmp_path / 'one.db'}"

@@ -1,0 +1,18 @@
+"""The examples run as a user runs them (a fresh process, the installed package)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.helpers import ROOT
+
+
+def test_the_library_example_runs(tmp_path) -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "library.py"), str(tmp_path)],
+                         check=True, capture_output=True, text=True, timeout=600).stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("match: isolation:ab_improved vs isolation:ab_open: 4 opening pairs")
+    assert any(line.startswith("tune: 4 finished trials") for line in lines)
+    assert any(line.startswith("confirm: winner ") for line in lines)
+    assert (tmp_path / "example-tuned.toml").is_file()
