@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from heurtune.cli._common import ARTIFACTS_HELP, Command, elo_pair, pairs_arg, progress, warn
 from heurtune.errors import HeurtuneError
 from heurtune.match import DEFAULT_MAX_PAIRS
-from heurtune.tuning import DEFAULT_STORAGE, ConfirmOptions, Dashboard
-from heurtune.tuning.studyfile import DEFAULT_PAIRS, DEFAULT_TOP
+from heurtune.tuning.study.storage import DEFAULT_STORAGE
+from heurtune.tuning.studyfile import DEFAULT_PAIRS, DEFAULT_TOP, ConfirmOptions
+
+if TYPE_CHECKING:
+    from heurtune.tuning.views import Dashboard
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -74,6 +77,8 @@ class Confirm(Command):
             max_pairs=args.max_pairs if args.max_pairs is not None else DEFAULT_MAX_PAIRS,
             seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies,
         )
+        from heurtune.tuning.views import Dashboard
+
         run_confirmation(args.storage, args.study_name, options, Dashboard())
         return 0
 
@@ -93,7 +98,7 @@ class Export(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.tomlio import check_writable
-        from heurtune.tuning import export_best, export_pareto
+        from heurtune.tuning import Dashboard, export_best, export_pareto
 
         if args.pareto:
             written = export_pareto(args.storage, args.study_name, args.out)

@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 from heurtune.cli._common import ARTIFACTS_HELP, Command, count, progress
-from heurtune.tuning import DEFAULT_STORAGE
 from heurtune.tuning.planning import (
     CALIBRATION_PAIRS,
     DEFAULT_ELO,
@@ -16,6 +15,7 @@ from heurtune.tuning.planning import (
     DEFAULT_POINTS,
     SCREEN_PAIRS,
 )
+from heurtune.tuning.study.storage import DEFAULT_STORAGE
 from heurtune.tuning.studyfile import StudyFile
 
 
