@@ -48,7 +48,7 @@ class Tune(Command):
         from tqdm import tqdm
 
         from heurtune.cli.results import run_confirmation
-        from heurtune.tuning import Dashboard, load_study_file, tune
+        from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.studyfile import check_study_name
         from heurtune.tuning.views import params_text
 
@@ -65,13 +65,12 @@ class Tune(Command):
 
         def on_trial(t: Any) -> None:
             bar.update(1)
-            ci = t.user_attrs.get("score_ci", [0, 0])
-            score = t.user_attrs.get("score")  # a pruned trial's value is its last report
-            value = f"{score:.3f}" if score is not None else "-"
+            r = TrialResult.of(t.user_attrs)  # a pruned trial's value is its last report
+            value = f"{r.score:.3f}" if r.score is not None else "-"
             state = t.state.name.lower()
             bar.write(
-                f"trial {t.number:>3} {state:<8} score {value} [{ci[0]:.3f}, {ci[1]:.3f}] "
-                f"over {t.user_attrs.get('games', 0)} games  " + params_text(t.params),
+                f"trial {t.number:>3} {state:<8} score {value} [{r.score_ci[0]:.3f}, "
+                f"{r.score_ci[1]:.3f}] over {r.games} games  " + params_text(t.params),
                 file=sys.stderr,
             )
 

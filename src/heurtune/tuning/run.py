@@ -391,7 +391,7 @@ def tune(
     finished = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
     confirm, confirmed_already = None, False
     if sf.confirm is not None and best is not None and finished >= target:
-        if needs_confirmation(storage_url, name):
+        if needs_confirmation(study):  # the study in hand: no second storage round trip
             confirm = sf.confirm if jobs is None else replace(sf.confirm, jobs=jobs)
         else:
             confirmed_already = True

@@ -37,20 +37,17 @@ from heurtune.tuning.study import (
     duel_of,
     duel_seed,
     is_baseline,
-    load_study,
     load_tuned_study,
     match_trials,
-    open_storage,
     schema,
     trial_score,
 )
 from heurtune.tuning.studyfile import ConfirmOptions
 
 
-def needs_confirmation(storage_url: str, study_name: str) -> bool:
+def needs_confirmation(study: optuna.Study) -> bool:
     """Whether the study has no confirmation yet, or one older than its latest
     completed trial (what a study file's ``[confirm]`` section acts on)."""
-    study = load_study(open_storage(storage_url, create=False), study_name)
     verdict = Verdict.of(study.user_attrs)
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     return verdict is None or verdict.completed_trials != len(complete)

@@ -148,10 +148,9 @@ def _confirmation_block(verdict: Verdict, completed: int) -> dict[str, Any]:
 
 def _pool_provenance(setup: StudySetup) -> dict[str, Any]:
     """A pool study's opponents and weights (nothing for one opponent)."""
-    if "pool" not in setup.raw:
+    if not setup.pool:
         return {}
-    return {"opponents": [m["spec"] for m in setup.raw["pool"]],
-            "weights": [m["weight"] for m in setup.raw["pool"]]}
+    return {"opponents": [m.spec for m in setup.pool], "weights": [m.weight for m in setup.pool]}
 
 
 def export_pareto(storage_url: str, study_name: str,
