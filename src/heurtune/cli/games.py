@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from heurtune.cli._common import Command, rules
 from heurtune.errors import HeurtuneError
@@ -80,25 +81,56 @@ class Bench(Command):
 
 class List(Command):
     name = "list"
-    help = "games, heuristics, parameter spaces and presets"
+    help = ("games (built-in and plugins), heuristics, parameter spaces and presets; "
+            "an engine file: its options")
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("game", nargs="?")
+        s.add_argument("game", nargs="?",
+                       help="one game, or an engine file (an external engine's options)")
 
     def run(self, args: argparse.Namespace) -> int:
-        from heurtune.engine import presets
+        from heurtune.engine import presets, resolve_engine
         from heurtune.engine.heuristic import heuristics
-        from heurtune.games import game_names, get_game
+        from heurtune.errors import HeurtuneError
+        from heurtune.games import PythonKernel, game_entry, game_names, get_game
+        from heurtune.games.registry import registry_problems
 
-        for game in [args.game] if args.game else game_names():
-            kernel = get_game(game)
-            print(f"{game}: {kernel.description}")
-            print("  rules: " + ", ".join(f"{r.name}={r.default}" for r in kernel.rules))
-            for name, h in heuristics(game).items():
+        def space_rows(space: Any) -> None:
+            for row in space.describe():
+                print(f"    {row['name']:<22} default {row['default']!s:<6} "
+                      f"[{row.get('low')}, {row.get('high')}]  {row['help']}")
+
+        if args.game is not None and (args.game.endswith(".toml") or "/" in args.game):
+            cfg = resolve_engine(args.game)
+            h = cfg.heuristic_obj
+            print(f"{cfg.label}: {cfg.game} engine, {h.description}")
+            print(f"  options ({h.kind} engine {h.name}):")
+            space_rows(h.space)
+            return 0
+        if args.game is not None:
+            get_game(args.game)  # unknown (or empty) name: one error line
+        broken = 0
+        for game in [args.game] if args.game is not None else game_names():
+            entry = game_entry(game)
+            try:
+                kernel = get_game(game)
+                table = heuristics(game)
+                preset_table = presets(game)
+            except HeurtuneError as exc:
+                if args.game is not None:
+                    raise
+                print(f"{game}: cannot be used: {exc}")
+                broken += 1
+                continue
+            kind = "plain Python" if isinstance(kernel, PythonKernel) else "numba kernel"
+            print(f"{game}: {kernel.description}  [{kind}; {entry.source}]")
+            print("  rules: " + (", ".join(f"{r.name}={r.default}" for r in kernel.rules)
+                                 or "none"))
+            for name, h in table.items():
                 print(f"  heuristic {name}: {h.description}")
-                for row in h.space.describe():
-                    print(f"    {row['name']:<22} default {row['default']:<6} "
-                          f"[{row.get('low')}, {row.get('high')}]  {row['help']}")
-            for name, data in presets(game).items():
+                space_rows(h.space)
+            for name, data in preset_table.items():
                 print(f"  preset {game}:{name}: {data.get('description', '')}")
+        for problem in registry_problems().values():
+            print(f"warning: {problem}")
         return 0

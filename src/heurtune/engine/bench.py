@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from heurtune.engine.config import TABLE_SETTINGS, SearchSettings
 from heurtune.engine.heuristic import get_heuristic, heuristics_module
+from heurtune.engine.pysearch import PySearcher
 from heurtune.engine.search import MAX_PLY, Searcher
 from heurtune.errors import HeurtuneError
-from heurtune.games import ONGOING, GameKernel, get_game
+from heurtune.games import ONGOING, GameKernel, PythonKernel, get_game
+from heurtune.games.registry import heuristics_object
 
 
-def _playout(kernel: GameKernel, plies: int, rng: np.random.Generator) -> np.ndarray | None:
+def _playout(kernel: GameKernel, plies: int, rng: np.random.Generator) -> Any:
     state = kernel.new_state()
     for _ in range(plies):
         if kernel.outcome(state) != ONGOING:
@@ -26,11 +29,11 @@ def _playout(kernel: GameKernel, plies: int, rng: np.random.Generator) -> np.nda
 
 def bench_positions(
     kernel: GameKernel, count: int = 8, seed: int = 2024, max_plies: int = 40
-) -> list[np.ndarray]:
+) -> list[Any]:
     """``count`` positions from seeded random playouts, spread over plies 0 to
     ``max_plies`` (a target that random games rarely reach alive moves down)."""
     rng = np.random.default_rng(seed)
-    out: list[np.ndarray] = []
+    out: list[Any] = []
     for target in (int(x) for x in np.linspace(0, max_plies, count)):
         state = None
         while state is None:
@@ -75,8 +78,13 @@ class BenchResult:
 
 
 def bench_defaults(game: str) -> dict[str, object]:
-    """The game's bench settings (``BENCH`` in its heuristics module)."""
-    return dict(heuristics_module(game).BENCH)
+    """The game's bench settings (``BENCH`` in its heuristics module; a game
+    without one: its first heuristic, depth 6, positions up to ply 20)."""
+    declared = getattr(heuristics_module(game), "BENCH", None)
+    if declared is None:
+        first = next(iter(getattr(heuristics_object(game), "HEURISTICS", ())), None)
+        return {"heuristic": getattr(first, "name", ""), "depth": 6, "max_plies": 20}
+    return dict(declared)
 
 
 def bench(
@@ -102,8 +110,12 @@ def bench(
     resolved = SearchSettings.from_dict(settings).resolved(game)
     table = {k: getattr(resolved, k) for k in TABLE_SETTINGS if k != "tt_bits"}
     tt_bits = int(resolved.tt_bits)  # type: ignore[arg-type]
-    searcher = Searcher(kernel, h, tt_bits)
-    params = h.to_array()
+    searcher: Any  # Searcher (params: an array) or PySearcher (params: by name)
+    params: Any
+    if isinstance(kernel, PythonKernel):
+        searcher, params = PySearcher(kernel, h, tt_bits), h.space.defaults()
+    else:
+        searcher, params = Searcher(kernel, h, tt_bits), h.to_array()
     states = bench_positions(kernel, positions, seed, int(defaults["max_plies"]))  # type: ignore[call-overload]
     searcher.search(states[0].copy(), params, algorithm=algorithm, depth=1)  # compile / load
     best = float("inf")

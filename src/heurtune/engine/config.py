@@ -23,6 +23,18 @@ configuration file looks like::
 
     [rules]                   # optional game rule options
     flying = true
+
+An engine in another process (docs/engine-protocol.md) has a ``[process]``
+table instead of a heuristic: its options are its parameters::
+
+    game = "isolation"
+    name = "c-isolation"
+
+    [process]
+    command = ["./isolation-engine"]   # run in this file's folder
+
+    [params]
+    own = 1.5
 """
 
 from __future__ import annotations
@@ -36,12 +48,14 @@ from typing import Any
 
 from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
 from heurtune.engine.params import Value
+from heurtune.engine.process import ProcessSpec, process_heuristic
 from heurtune.engine.search import ALGORITHMS, LEAF_ORDERS, MAX_PLY
 from heurtune.errors import HeurtuneError
 from heurtune.games import game_names, get_game
 from heurtune.tomlio import read_toml, write_toml
 
-_TOP_KEYS = {"game", "heuristic", "name", "description", "params", "search", "rules", "provenance"}
+_TOP_KEYS = {"game", "heuristic", "name", "description", "params", "search", "rules",
+             "provenance", "process"}
 
 
 def _int(section: str, key: str, value: Any, low: int, high: int) -> int:
@@ -165,16 +179,27 @@ class EngineConfig:
     name: str = ""
     description: str = ""
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    # an engine in another process: how to start it (its options are the
+    # space; ``heuristic`` is then only its name, default the engine's own)
+    process: ProcessSpec | None = None
 
     def __post_init__(self) -> None:
         kernel = get_game(self.game)
-        h = get_heuristic(self.game, self.heuristic)
+        if self.process is not None:
+            h = process_heuristic(self.game, self.process)
+            if not self.heuristic:
+                object.__setattr__(self, "heuristic", h.name)
+        else:
+            h = get_heuristic(self.game, self.heuristic)
         object.__setattr__(self, "params", h.space.validate(self.params))
         object.__setattr__(self, "rules", kernel.resolve_rules(self.rules))
         object.__setattr__(self, "search", self.search.resolved(self.game))
 
     @property
     def heuristic_obj(self) -> Heuristic:
+        """The heuristic (for an external engine: its options, as a heuristic)."""
+        if self.process is not None:
+            return process_heuristic(self.game, self.process)
         return get_heuristic(self.game, self.heuristic)
 
     @property
@@ -186,26 +211,35 @@ class EngineConfig:
 
     # -- (de)serialisation -------------------------------------------------
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], source: str = "configuration") -> EngineConfig:
+    def from_dict(cls, data: Mapping[str, Any], source: str = "configuration",
+                  base_dir: str | os.PathLike[str] = ".") -> EngineConfig:
+        """A configuration from a parsed engine file (``base_dir``: the folder a
+        ``[process]`` command's relative paths start from)."""
         unknown = set(data) - _TOP_KEYS
         if unknown:
             raise HeurtuneError(f"{source}: unknown keys {sorted(unknown)}")
+        external = "process" in data
         for key in ("game", "heuristic"):
+            if key == "heuristic" and external and key not in data:
+                continue
             if not isinstance(data.get(key), str):
                 raise HeurtuneError(f"{source}: missing or invalid {key!r}")
-        for key in ("params", "search", "rules", "provenance"):
+        for key in ("params", "search", "rules", "provenance", "process"):
             if not isinstance(data.get(key, {}), Mapping):
                 raise HeurtuneError(f"{source}: [{key}] must be a table")
         try:
+            process = (ProcessSpec.from_dict(data["process"], base_dir, "[process]")
+                       if external else None)
             return cls(
                 game=data["game"],
-                heuristic=data["heuristic"],
+                heuristic=data.get("heuristic", ""),
                 params=dict(data.get("params", {})),
                 search=SearchSettings.from_dict(data.get("search", {})),
                 rules=dict(data.get("rules", {})),
                 name=str(data.get("name", "")),
                 description=str(data.get("description", "")),
                 provenance=dict(data.get("provenance", {})),
+                process=process,
             )
         except HeurtuneError as exc:
             raise HeurtuneError(f"{source}: {exc}") from None
@@ -219,6 +253,8 @@ class EngineConfig:
         out["params"] = dict(self.params)
         out["search"] = self.search.to_dict()
         out["rules"] = dict(self.rules)
+        if self.process is not None:
+            out["process"] = self.process.to_dict()
         if self.provenance:
             out["provenance"] = dict(self.provenance)
         return out
@@ -229,13 +265,16 @@ class EngineConfig:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> EngineConfig:
         data = read_toml(path)
-        cfg = cls.from_dict(data, source=str(path))
+        cfg = cls.from_dict(data, source=str(path), base_dir=Path(path).resolve().parent)
         return cfg if cfg.name else replace(cfg, name=Path(path).stem)
 
 
 def presets(game: str) -> dict[str, dict[str, Any]]:
     """The built-in presets of ``game`` (name -> partial configuration)."""
-    return dict(heuristics_module(game).PRESETS)
+    table = getattr(heuristics_module(game), "PRESETS", {})
+    if not isinstance(table, Mapping):
+        raise HeurtuneError(f"game {game!r}: PRESETS must be a mapping of name to configuration")
+    return dict(table)
 
 
 def preset(spec: str) -> EngineConfig:

@@ -25,14 +25,21 @@ board, as a ``ranks x files`` array (row 0 is rank 1), with the terms that
 depend on the whole position left out. The report draws it as a heat map (the
 Halma heuristics have it); without it there is no map.
 
-Heuristics live in ``heurtune.engine.heuristics.<game>`` modules that export a
-``HEURISTICS`` tuple and a ``PRESETS`` mapping; adding one touches neither the
-search nor the tuning code.
+A game written in plain Python (:class:`~heurtune.games.PythonGame`) has
+plain-Python heuristics instead: :class:`PythonHeuristic`, whose
+``evaluate(state, player, params)`` receives the game's own state, the player
+to score for and the weights by name. The pure-Python search calls it
+(:mod:`heurtune.engine.pysearch`).
+
+A game's heuristics live in the module its registry entry names
+(:func:`heurtune.games.registry.heuristics_object`: the built-in games' are
+``heurtune.engine.heuristics.<game>``, a plugin's its own module), which
+exports a ``HEURISTICS`` tuple and a ``PRESETS`` mapping; adding one touches
+neither the search nor the tuning code.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -43,6 +50,12 @@ import numpy as np
 from heurtune.engine.params import ParamSpace, Value
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
+from heurtune.games.registry import heuristics_object
+
+# what evaluates a heuristic's positions: a numba evaluator over the kernel's
+# state array, a plain-Python function over a PythonGame's state, or an engine
+# in another process (whose options are the space; it evaluates for itself)
+KINDS = ("numba", "python", "process")
 
 
 @dataclass(frozen=True)
@@ -57,6 +70,7 @@ class Heuristic:
     module: ModuleType
     prepare: Callable[[np.ndarray], np.ndarray] | None = None
     cell_weights: Callable[[Mapping[str, Value]], np.ndarray] | None = None
+    kind: str = "numba"
 
     def to_array(self, values: Mapping[str, Value] | None = None) -> np.ndarray:
         """The array :attr:`evaluate` reads for these weights (defaults for the
@@ -67,18 +81,65 @@ class Heuristic:
         return np.ascontiguousarray(self.prepare(arr), dtype=np.float64)
 
 
-def heuristics_module(game: str) -> ModuleType:
-    """The module holding ``game``'s heuristics and presets."""
+@dataclass(frozen=True)
+class PythonHeuristic:
+    """A plain-Python heuristic of a plain-Python game, as a plugin declares it.
+
+    ``evaluate(state, player, params) -> float`` scores the game's own state for
+    ``player`` (0 or 1; the search asks for the player to move at the root),
+    with ``params`` mapping every parameter of ``space`` to its value. Scores
+    must stay far below 1e9, which decided games score.
+    """
+
+    name: str
+    space: ParamSpace
+    evaluate: Callable[[Any, int, Mapping[str, Value]], float]
+    description: str = ""
+
+
+def heuristics_module(game: str) -> ModuleType | Any:
+    """The module (or object) holding ``game``'s heuristics and presets."""
     get_game(game)  # unknown game -> clear error
-    try:
-        return importlib.import_module(f"heurtune.engine.heuristics.{game}")
-    except ModuleNotFoundError as exc:  # pragma: no cover - a registered game without heuristics
-        raise HeurtuneError(f"game {game!r} has no heuristics module") from exc
+    return heuristics_object(game)
+
+
+_TABLES: dict[tuple[str, int], dict[str, Heuristic]] = {}
 
 
 def heuristics(game: str) -> dict[str, Heuristic]:
-    """All heuristics of ``game`` by name."""
-    return {h.name: h for h in heuristics_module(game).HEURISTICS}
+    """All heuristics of ``game`` by name (a plugin's :class:`PythonHeuristic`
+    entries as :class:`Heuristic` values of kind ``python``)."""
+    kernel = get_game(game)
+    key = (game, id(kernel))
+    table = _TABLES.get(key)
+    if table is None:
+        source = heuristics_module(game)
+        declared = getattr(source, "HEURISTICS", None)
+        if not isinstance(declared, (tuple, list)) or not declared:
+            raise HeurtuneError(f"game {game!r}: its heuristics module defines no HEURISTICS "
+                                "(a non-empty tuple)")
+        python_game = getattr(kernel, "game", None) is not None
+        table = {}
+        for h in declared:
+            if isinstance(h, PythonHeuristic):
+                if not python_game:
+                    raise HeurtuneError(f"game {game!r}: {h.name} is a PythonHeuristic, but the "
+                                        "game is a numba kernel (its heuristics are numba too)")
+                if not isinstance(h.space, ParamSpace) or not callable(h.evaluate):
+                    raise HeurtuneError(f"game {game!r}: heuristic {h.name!r} needs a ParamSpace "
+                                        "and a callable evaluate")
+                mod = source if isinstance(source, ModuleType) else kernel.module
+                h = Heuristic(game, h.name, h.description or h.name, h.space, h.evaluate, mod,
+                              kind="python")
+            elif not isinstance(h, Heuristic):
+                raise HeurtuneError(f"game {game!r}: HEURISTICS holds {h!r}, not a Heuristic "
+                                    "or PythonHeuristic")
+            elif python_game:
+                raise HeurtuneError(f"game {game!r} is written in Python: its heuristics must "
+                                    f"be PythonHeuristic values ({h.name} is not)")
+            table[h.name] = h
+        _TABLES[key] = table
+    return dict(table)
 
 
 def get_heuristic(game: str, name: str) -> Heuristic:

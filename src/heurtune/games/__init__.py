@@ -1,53 +1,43 @@
-"""Rules kernels and the registry that finds them by name."""
+"""Rules kernels and the registry that finds them by name.
+
+A game is a numba kernel (:class:`GameKernel`, the fast path: the four built-in
+games) or a plain-Python one (:class:`PythonGame`); either joins through the
+registry (:mod:`heurtune.games.registry`): an entry point of group
+``heurtune.games`` in any installed package, or :func:`register_game`.
+"""
 
 from __future__ import annotations
 
-from heurtune.errors import HeurtuneError
 from heurtune.games.base import DRAW, LOSS, ONGOING, WIN, GameKernel, RuleOption
-
-_MODULES = {
-    "gomoku": "heurtune.games.gomoku",
-    "halma": "heurtune.games.halma",
-    "isolation": "heurtune.games.isolation",
-    "morris": "heurtune.games.morris",
-}
-
-
-def register_game(name: str, module: str) -> None:
-    """Register a game kernel module (one that defines ``KERNEL``, with its
-    heuristics in ``heurtune.engine.heuristics.<name>``) under ``name``: how a
-    game defined outside this list joins, as the simulated oracle does."""
-    _MODULES[name] = module
-
-
-def unregister_game(name: str) -> None:
-    """Forget a game added by :func:`register_game`."""
-    _MODULES.pop(name, None)
-
-
-def game_names() -> list[str]:
-    """Names of the registered games."""
-    return sorted(_MODULES)
-
-
-def get_game(name: str) -> GameKernel:
-    """The kernel registered as ``name``; an unknown name is a :class:`HeurtuneError`."""
-    import importlib
-
-    if name not in _MODULES:
-        raise HeurtuneError(f"unknown game {name!r} (known: {', '.join(game_names())})")
-    return importlib.import_module(_MODULES[name]).KERNEL  # type: ignore[no-any-return]
-
+from heurtune.games.python import PyState, PythonGame, PythonKernel, python_kernel
+from heurtune.games.registry import (
+    ENTRY_POINT_GROUP,
+    GameEntry,
+    game_entry,
+    game_names,
+    get_game,
+    register_game,
+    registry_problems,
+    unregister_game,
+)
 
 __all__ = [
     "DRAW",
+    "ENTRY_POINT_GROUP",
     "LOSS",
     "ONGOING",
     "WIN",
+    "GameEntry",
     "GameKernel",
+    "PyState",
+    "PythonGame",
+    "PythonKernel",
     "RuleOption",
+    "game_entry",
     "game_names",
     "get_game",
+    "python_kernel",
     "register_game",
+    "registry_problems",
     "unregister_game",
 ]

@@ -101,6 +101,11 @@ def no_key(state, move):  # type: ignore[no-untyped-def]
     return 0
 
 
+# A position as the match layer holds it: a kernel's int64 array, or a
+# :class:`~heurtune.games.python.PyState` for a game written in plain Python.
+State = Any
+
+
 def grid_rows(ranks: int, files: int, char: Callable[[int, int], str]) -> list[str]:
     """``board_rows`` of a rectangular board: ``char(rank, file)`` for every cell
     (both counted from 0 at a1), the top rank first."""
@@ -128,7 +133,7 @@ class GameKernel:
     rules: tuple[RuleOption, ...]
     max_moves: int
     opening_plies: int
-    _new_state: Callable[[Mapping[str, int]], np.ndarray]
+    _new_state: Callable[[Mapping[str, int]], State]
     move_to_str: Callable[[int], str]
     gen_moves: Any
     make_move: Any
@@ -145,28 +150,28 @@ class GameKernel:
     # opening hooks (plain Python, not hot): the moves a random opening may play
     # next (default: every legal move) and whether an opening is acceptable
     # (default: any position where the game goes on)
-    opening_moves: Callable[[np.ndarray], list[int]] | None = None
-    opening_ok: Callable[[np.ndarray], bool] | None = None
+    opening_moves: Callable[[State], list[int]] | None = None
+    opening_ok: Callable[[State], bool] | None = None
     # the hashes of a position's images under the board's symmetries (itself
     # included), so that excluding an opening excludes its mirror images too
     # (default: no symmetry declared, the position's own hash)
-    symmetry_hashes: Callable[[np.ndarray], list[int]] | None = None
+    symmetry_hashes: Callable[[State], list[int]] | None = None
     # declarations the conformance suite checks (tests/test_conformance.py):
     # the longest game under the given rules, in plies; the hash of a position
     # computed from scratch (what the incremental hash must equal); and how many
     # leading entries of the state define the position (the rest is undo scratch
     # that unmake_move may leave behind)
     max_game_plies: Callable[[Mapping[str, int]], int] | None = None
-    hash_from_scratch: Callable[[np.ndarray], int] | None = None
-    live_length: Callable[[np.ndarray], int] | None = None
+    hash_from_scratch: Callable[[State], int] | None = None
+    live_length: Callable[[State], int] | None = None
     # replay hooks (plain Python, not hot; see the module docstring): the board
     # as rows of characters, what each character shows (its meaning and the CSS
     # colour a picture gives it), a caption for what the rows cannot show, why a
     # finished game ended, and the names of the two sides
-    board_rows: Callable[[np.ndarray], list[str]] | None = None
+    board_rows: Callable[[State], list[str]] | None = None
     board_legend: Mapping[str, tuple[str, str]] = field(default_factory=dict)
-    board_caption: Callable[[np.ndarray], str] | None = None
-    termination: Callable[[np.ndarray], str] | None = None
+    board_caption: Callable[[State], str] | None = None
+    termination: Callable[[State], str] | None = None
     side_names: tuple[str, str] = ("first player", "second player")
 
     # -- rules -------------------------------------------------------------
@@ -189,36 +194,36 @@ class GameKernel:
             values[key] = value
         return values
 
-    def new_state(self, rules: Mapping[str, Any] | None = None) -> np.ndarray:
+    def new_state(self, rules: Mapping[str, Any] | None = None) -> State:
         """The start position under the given rule options."""
         return self._new_state(self.resolve_rules(rules))
 
     # -- convenience wrappers (not for hot paths) --------------------------
-    def legal_moves(self, state: np.ndarray) -> list[int]:
+    def legal_moves(self, state: State) -> list[int]:
         """Legal moves of the side to move, in generation order."""
         buf = np.empty((1, self.max_moves), dtype=np.int64)
         n = self.gen_moves(state, buf, 0)
         return [int(m) for m in buf[0, :n]]
 
-    def opening_candidates(self, state: np.ndarray) -> list[int]:
+    def opening_candidates(self, state: State) -> list[int]:
         """Moves a random opening may play from ``state`` (the ``opening_moves`` hook)."""
         if self.opening_moves is not None:
             return self.opening_moves(state)
         return self.legal_moves(state)
 
-    def acceptable_opening(self, state: np.ndarray) -> bool:
+    def acceptable_opening(self, state: State) -> bool:
         """Whether a random opening may end in ``state`` (the ``opening_ok`` hook)."""
         if self.outcome(state) != ONGOING:
             return False
         return self.opening_ok is None or bool(self.opening_ok(state))
 
-    def image_hashes(self, state: np.ndarray) -> set[int]:
+    def image_hashes(self, state: State) -> set[int]:
         """Hashes of ``state`` and its symmetric images (the ``symmetry_hashes`` hook)."""
         if self.symmetry_hashes is not None:
             return {int(h) for h in self.symmetry_hashes(state)}
         return {int(self.position_hash(state))}
 
-    def board_text(self, state: np.ndarray) -> str:
+    def board_text(self, state: State) -> str:
         """The position as a text board with rank numbers and file letters (the
         ``board_rows`` hook), then its caption and the side to move."""
         mover = f"{self.side_names[int(self.side_to_move(state))]} to move"
@@ -233,7 +238,7 @@ class GameKernel:
         lines.append("; ".join(part for part in (caption, mover) if part))
         return "\n".join(lines)
 
-    def termination_reason(self, state: np.ndarray) -> str:
+    def termination_reason(self, state: State) -> str:
         """Why the game ended in ``state`` (a finished position): the
         ``termination`` hook, else who won (or a draw) and whether the side to
         move was stuck."""
@@ -250,7 +255,7 @@ class GameKernel:
             return f"{mover} has no legal move"
         return f"{mover if result == WIN else other} won"
 
-    def parse_move(self, state: np.ndarray, text: str) -> int:
+    def parse_move(self, state: State, text: str) -> int:
         """The legal move whose notation is ``text``."""
         from heurtune.errors import HeurtuneError
 

@@ -531,6 +531,9 @@ def termination(state: np.ndarray) -> str:
     return UNFINISHED
 
 
+# where the registry finds this game's heuristics and presets (engine layer)
+HEURISTICS_MODULE = "heurtune.engine.heuristics.gomoku"
+
 KERNEL = GameKernel(
     name="gomoku",
     description="Gomoku: five in a row on a 15x15 board (freestyle; exact_five optional)",

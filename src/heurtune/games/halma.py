@@ -422,6 +422,9 @@ def termination(state: np.ndarray) -> str:
     return UNFINISHED
 
 
+# where the registry finds this game's heuristics and presets (engine layer)
+HEURISTICS_MODULE = "heurtune.engine.heuristics.halma"
+
 KERNEL = GameKernel(
     name="halma",
     description="Halma: 16x16 board, 19 pieces each, steps and chain jumps",

@@ -205,6 +205,9 @@ def board_rows(state: np.ndarray) -> list[str]:
     return grid_rows(SIZE, SIZE, char)
 
 
+# where the registry finds this game's heuristics and presets (engine layer)
+HEURISTICS_MODULE = "heurtune.engine.heuristics.isolation"
+
 KERNEL = GameKernel(
     name="isolation",
     description="Isolation: two knights on a 7x7 board, visited squares blocked",

@@ -480,6 +480,9 @@ def termination(state: np.ndarray) -> str:
     return UNFINISHED
 
 
+# where the registry finds this game's heuristics and presets (engine layer)
+HEURISTICS_MODULE = "heurtune.engine.heuristics.morris"
+
 KERNEL = GameKernel(
     name="morris",
     description="Nine Men's Morris (24 points, 9 stones each, flying with 3)",

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from heurtune.games.base import ONGOING, GameKernel
+from heurtune.games.python import PythonKernel
 from heurtune.games.specialise import specialise
 
 # Free names bound per game by :func:`specialise` (Any to mypy: numba dispatchers).
@@ -32,8 +33,28 @@ def _perft(state, depth, moves):
     return total
 
 
-def perft(kernel: GameKernel, depth: int, state: np.ndarray | None = None) -> int:
+def _python_perft(kernel: GameKernel, state: Any, depth: int) -> int:
+    """The same count for a plain-Python game (through its kernel's wrappers)."""
+    if depth == 0:
+        return 1
+    if kernel.outcome(state) != ONGOING:
+        return 0
+    moves = kernel.legal_moves(state)
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for m in moves:
+        kernel.make_move(state, m)
+        total += _python_perft(kernel, state, depth - 1)
+        kernel.unmake_move(state, m)
+    return total
+
+
+def perft(kernel: GameKernel, depth: int, state: Any | None = None) -> int:
     """Count the move sequences of ``depth`` plies from ``state`` (default: the start)."""
+    if isinstance(kernel, PythonKernel):
+        return _python_perft(kernel, kernel.new_state() if state is None else state.copy(),
+                             depth)
     fns = specialise(
         [_perft],
         {

@@ -13,7 +13,7 @@ from heurtune.games import ONGOING, GameKernel
 SATURATED = 20_000  # draws in a row without a new opening: the game has no more
 
 
-def _reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> np.ndarray:
+def _reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> Any:
     state = kernel.new_state(rules)
     for m in opening:
         kernel.make_move(state, m)

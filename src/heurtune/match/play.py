@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from heurtune.engine.player import Engine
+from heurtune.engine.process import EngineFault
 from heurtune.games import ONGOING, GameKernel
 
 _MASK = (1 << 64) - 1
@@ -47,38 +48,56 @@ def play_game(
     opening: Sequence[int],
     seed: int,
 ) -> GameRecord:
-    """Play ``opening`` then let ``engines[side]`` move until the game ends."""
+    """Play ``opening`` then let ``engines[side]`` move until the game ends.
+
+    An external engine's fault (:class:`~heurtune.engine.process.EngineFault`:
+    an illegal move, a timeout, a crash) ends the game there: that engine
+    loses, and the fault is the game's termination."""
     state = kernel.new_state(rules)
     moves = list(opening)
     for m in opening:
         kernel.make_move(state, m)
-    for e in engines:
-        e.new_game()
     nodes = [0, 0]
     seconds = [0.0, 0.0]
     searches = [0, 0]
-    move_nodes = []
-    while True:
+    move_nodes: list[int] = []
+    fault = ""
+    faulty = -1
+    for side, e in enumerate(engines):
+        try:
+            e.new_game()
+        except EngineFault as exc:
+            fault, faulty = exc.reason, side
+            break
+    while not fault:
         res = kernel.outcome(state)
         if res != ONGOING:
             break
         side = int(kernel.side_to_move(state))
-        found = engines[side].choose(state, seed=mix_seed(seed, len(moves)))
+        try:
+            found = engines[side].choose(state, seed=mix_seed(seed, len(moves)), moves=moves)
+        except EngineFault as exc:
+            fault, faulty = exc.reason, side
+            break
         nodes[side] += found.nodes
         seconds[side] += found.seconds
         searches[side] += 1
         move_nodes.append(int(found.nodes))
         kernel.make_move(state, found.move)
         moves.append(found.move)
-    side = int(kernel.side_to_move(state))
-    if res == 0:
-        first = 0.5
+    if fault:
+        first = 0.0 if faulty == 0 else 1.0
+        reason = fault
     else:
-        mover_wins = res > 0
-        first = 1.0 if mover_wins == (side == 0) else 0.0
+        side = int(kernel.side_to_move(state))
+        if res == 0:
+            first = 0.5
+        else:
+            mover_wins = res > 0
+            first = 1.0 if mover_wins == (side == 0) else 0.0
+        reason = kernel.termination_reason(state)
     return GameRecord(first, tuple(moves), (nodes[0], nodes[1]), tuple(move_nodes),
-                      kernel.termination_reason(state), (seconds[0], seconds[1]),
-                      (searches[0], searches[1]))
+                      reason, (seconds[0], seconds[1]), (searches[0], searches[1]))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
+from heurtune.games.registry import GameEntry, restore_games, runtime_games
 from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import PairResult, play_pair
 from heurtune.match.stats import MatchStats, Sprt, pair_outcome
@@ -207,6 +208,8 @@ def _engine(config: EngineConfig) -> Engine:
     engine = _ENGINES.get(key)
     if engine is None:
         if len(_ENGINES) > 16:
+            for old in _ENGINES.values():
+                old.close()
             _ENGINES.clear()
         engine = _ENGINES[key] = Engine(config)
     return engine
@@ -220,9 +223,12 @@ def _pair_task(
     return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed, keep_games)
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the driver, which stops them (no traceback from each)."""
+def _init_worker(games: tuple[GameEntry, ...] = ()) -> None:
+    """Workers leave Ctrl-C to the driver, which stops them (no traceback from
+    each), and know the games the driver registered at run time (plugins
+    declared by entry points they find themselves)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    restore_games(games)
 
 
 def _keeps(keep_games: KeepGames, index: int) -> bool:
@@ -245,8 +251,9 @@ def warm_up(config: EngineConfig) -> None:
     if key in _WARM:
         return
     engine = _engine(config)
-    state = engine.kernel.new_state(config.rules)
-    engine.searcher.search(state, engine.params, algorithm=config.search.algorithm, depth=1)
+    if engine.external:
+        return  # nothing to compile; its process starts with its first game
+    engine.warm_up()
     _WARM.add(key)
 
 
@@ -286,7 +293,8 @@ class MatchRunner:
         if self._pool is None:
             ctx = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx,
-                                             initializer=_ignore_interrupts)
+                                             initializer=_init_worker,
+                                             initargs=(runtime_games(),))
         return self._pool
 
     def iter_pairs(

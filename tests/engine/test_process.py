@@ -1,0 +1,146 @@
+"""Engines in other processes (docs/engine-protocol.md): the handshake, the options as
+a parameter space, and every fault recorded as a lost game with its reason."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from heurtune.engine import Engine, EngineConfig, preset
+from heurtune.engine.params import CategoricalParam, FloatParam, IntParam
+from heurtune.engine.process import parse_option
+from heurtune.errors import HeurtuneError
+from heurtune.games import get_game
+from heurtune.match.play import play_game, play_pair
+from tests.helpers import cli
+
+FAKE = Path(__file__).parent / "data" / "fake_engine.py"
+
+
+def fake(mode: str = "ok", **process: Any) -> EngineConfig:
+    return EngineConfig.from_dict({
+        "game": "isolation", "name": f"fake-{mode}",
+        "process": {"command": [sys.executable, str(FAKE), mode], **process},
+        "search": {"nodes": 100}})
+
+
+def test_handshake_declares_the_space() -> None:
+    cfg = fake()
+    space = cfg.heuristic_obj.space
+    assert cfg.heuristic == "fake" and cfg.heuristic_obj.kind == "process"
+    assert space.params == (FloatParam("weight", 0.0, 2.0, 1.0), IntParam("depth", 1, 5, 2),
+                            CategoricalParam("style", ("calm", "wild"), "calm"))
+    assert cfg.with_params({"weight": 1.5}).params["weight"] == 1.5
+    with pytest.raises(HeurtuneError, match="weight"):
+        cfg.with_params({"weight": 3.0}).__post_init__()
+
+
+def test_option_lines() -> None:
+    assert parse_option("option name w type spin default 3 min 0 max 9") == IntParam("w", 0, 9, 3)
+    assert parse_option("option name b type check default true") == CategoricalParam(
+        "b", (False, True), True)
+    for bad in ("option name w type float default 1", "option type float default 1 min 0 max 2",
+                "option name w type float default 5 min 0 max 2",
+                "option name w type colour default red", "option name w type spin default 1.5 "
+                "min 0 max 3"):
+        with pytest.raises(ValueError):
+            parse_option(bad)
+
+
+def _game(cfg: EngineConfig, first: bool = True) -> Any:
+    kernel = get_game("isolation")
+    engines = (Engine(cfg), Engine(preset("isolation:random")))
+    if not first:
+        engines = engines[::-1]
+    return play_game(kernel, {}, engines, (24, 10), seed=1), engines
+
+
+def test_a_healthy_engine_plays_whole_games() -> None:
+    record, _ = _game(fake())
+    assert record.termination.endswith("has no legal move") and len(record.moves) > 4
+    kernel = get_game("isolation")
+    pair = play_pair(kernel, {}, Engine(fake()), Engine(preset("isolation:random")), 0,
+                     (24, 10), seed=3, keep_games=True)
+    assert len(pair.games) == 2
+
+
+@pytest.mark.parametrize("mode,reason", [
+    ("illegal", r"fake-illegal played an illegal move '[a-g][1-7]'"),
+    ("garbage", r"fake-garbage sent garbage: 'hello there'"),
+    ("crash", r"fake-crash crashed \(exit code 3\)"),
+])
+@pytest.mark.parametrize("first", [True, False])
+def test_faults_lose_the_game_with_the_reason(mode: str, reason: str, first: bool) -> None:
+    record, engines = _game(fake(mode), first)
+    assert re.fullmatch(reason, record.termination)
+    assert record.first_score == (0.0 if first else 1.0)
+    # the next game starts again (a crashed or garbled process is restarted)
+    again = play_game(get_game("isolation"), {}, engines, (24, 10), seed=1)
+    assert re.fullmatch(reason, again.termination)
+
+
+def test_timeout_kills_and_restarts() -> None:
+    cfg = fake("timeout", timeout_ms=300)
+    record, engines = _game(cfg)
+    assert record.termination == "fake-timeout timed out (no move in 300 ms)"
+    assert record.first_score == 0.0
+    player = engines[0].player
+    assert player is not None and player.proc is None  # killed
+    record2 = play_game(get_game("isolation"), {}, engines, (24, 10), seed=2)
+    assert record2.termination.startswith("fake-timeout timed out")
+
+
+def test_a_crash_after_one_move_then_a_fresh_process() -> None:
+    kernel = get_game("isolation")
+    engines = (Engine(fake("crash")), Engine(preset("isolation:random")))
+    first = play_game(kernel, {}, engines, (24, 10), seed=1)
+    second = play_game(kernel, {}, engines, (24, 10), seed=1)
+    assert first.termination == second.termination == "fake-crash crashed (exit code 3)"
+    assert len(first.moves) == len(second.moves) == 4  # one good move each time, then the crash
+
+
+def test_engines_that_cannot_start_are_one_line_errors(tmp_path: Path, capsys: Any) -> None:
+    with pytest.raises(HeurtuneError, match="did not answer 'uci' with 'uciok' within 300 ms"):
+        fake("silent", start_timeout_ms=300)
+    with pytest.raises(HeurtuneError, match="cannot read 'option name broken"):
+        fake("badoption")
+    with pytest.raises(HeurtuneError, match="cannot be started"):
+        EngineConfig.from_dict({"game": "isolation",
+                                "process": {"command": ["./no-such-engine"]}})
+    with pytest.raises(HeurtuneError, match="plays isolation, not morris"):
+        EngineConfig.from_dict({"game": "morris", "process": {
+            "command": [sys.executable, str(FAKE)]}})
+    with pytest.raises(HeurtuneError, match="command must be"):
+        EngineConfig.from_dict({"game": "isolation", "process": {"command": []}})
+    engine_file = tmp_path / "never.toml"
+    engine_file.write_text('game = "isolation"\n[process]\ncommand = ["./never-built"]\n')
+    code, _out, err = cli(capsys, "match", str(engine_file), "isolation:random", "--pairs", "1")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "cannot be started" in err and "Traceback" not in err
+
+
+def test_engine_file_round_trip(tmp_path: Path) -> None:
+    cfg = fake().with_params({"weight": 0.5, "style": "wild"})
+    path = tmp_path / "sub" / "e.toml"
+    path.parent.mkdir()
+    cfg.save(path)
+    again = EngineConfig.load(path)
+    assert again.process == cfg.process and dict(again.params) == dict(cfg.params)
+
+
+def test_a_match_in_worker_processes_records_faults(tmp_path: Path, capsys: Any) -> None:
+    engine_file = tmp_path / "illegal.toml"
+    fake("illegal").save(engine_file)
+    games = tmp_path / "games.jsonl"
+    code, out, _err = cli(capsys, "match", str(engine_file), "isolation:random", "--pairs", "3",
+                          "--jobs", "2", "--seed", "1", "--json", "--games", str(games))
+    assert code == 0
+    assert json.loads(out)["losses"] == 6
+    records = [json.loads(line) for line in games.read_text().splitlines()]
+    assert len(records) == 6
+    assert all("played an illegal move" in r["termination"] for r in records)
