@@ -24,11 +24,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from heurtune.engine.conformance import check_game
 from heurtune.engine.heuristic import heuristics
 from heurtune.engine.search import Searcher
-from heurtune.games import ONGOING, game_names, get_game
+from heurtune.games import ONGOING, game_entry, game_names, get_game
 
-GAMES = game_names()
+# heurtune's own games (plugins installed beside it have their own tests: the
+# examples' in tests/plugins, a user's in their package, with check_game)
+GAMES = [g for g in game_names() if game_entry(g).target.startswith("heurtune.")]
 RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
          "isolation": [{}],
          "gomoku": [{}, {"size": 7, "exact_five": 1}],
@@ -36,6 +39,12 @@ RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
          # greedy games to real wins); short limits keep the suite fast
          "halma": [{"max_plies": 120}, {"chain_jumps": 0, "camp_rule": 1, "max_plies": 60,
                                         "adjudicate": 0}]}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_public_check_passes(name: str) -> None:
+    report = check_game(name, RULES[name][:1], games=3)
+    assert report.games == 3 and report.searches > 0
 
 
 def test_every_game_declares_what_the_suite_checks() -> None:

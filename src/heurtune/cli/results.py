@@ -90,8 +90,13 @@ class Export(Command):
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name")
         s.add_argument("--storage", default=DEFAULT_STORAGE)
-        s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml (with "
-                                                     "--pareto: the folder STUDY-pareto there)")
+        s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml, .json, "
+                                                     ".py or .uci (with --pareto: the folder "
+                                                     "STUDY-pareto there)")
+        s.add_argument("--format", default="toml", choices=("toml", "json", "python", "uci"),
+                       help="toml: heurtune's engine file (default); json; python: a module "
+                            "of named constants; uci: `setoption name X value Y` lines for "
+                            "an engine that speaks the protocol. All carry the provenance")
         s.add_argument("--pareto", action="store_true",
                        help="a multi-objective study: write every engine of its Pareto front")
         s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
@@ -101,7 +106,7 @@ class Export(Command):
         from heurtune.tuning import Dashboard, export_best, export_pareto
 
         if args.pareto:
-            written = export_pareto(args.storage, args.study_name, args.out)
+            written = export_pareto(args.storage, args.study_name, args.out, args.format)
             for path, config in written:
                 prov = config.provenance
                 print(f"wrote {path}: trial {prov['trial']}, score {prov['score']:.3f} "
@@ -113,7 +118,7 @@ class Export(Command):
         if args.out:
             check_writable(args.out)
         dashboard = Dashboard.open(args.storage, args.artifacts)
-        path, config = export_best(args.storage, args.study_name, args.out)
+        path, config = export_best(args.storage, args.study_name, args.out, args.format)
         prov = config.provenance
         dashboard.exported(args.storage, args.study_name, path,
                            f"trial {prov['trial']}" if "trial" in prov

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,9 @@ from optuna.trial import FrozenTrial, TrialState
 
 import heurtune
 from heurtune.engine import EngineConfig
+from heurtune.engine.formats import FORMATS, SUFFIXES, render
 from heurtune.errors import HeurtuneError
-from heurtune.tomlio import check_folder_writable
+from heurtune.tomlio import check_folder_writable, write_atomic
 from heurtune.tuning.after.answers import default_answer
 from heurtune.tuning.study import StudySetup, Verdict, load_tuned_study, schema, trial_score
 
@@ -101,12 +104,9 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     else:
         provenance["note"] = UNCONFIRMED if trial is not None else UNCONFIRMED_ANSWER
     slug = label.split(" (")[0].replace(" ", "-")
-    return EngineConfig(
-        game=base.game,
-        heuristic=base.heuristic,
+    return replace(
+        base,
         params={**base.params, **params},
-        search=base.search,
-        rules=base.rules,
         name=f"{study_name}-{slug}",
         description=f"tuned by heurtune: study {study_name!r}, {label}",
         provenance=provenance,
@@ -153,11 +153,17 @@ def _pool_provenance(setup: StudySetup) -> dict[str, Any]:
     return {"opponents": [m.spec for m in setup.pool], "weights": [m.weight for m in setup.pool]}
 
 
+def write_config(config: EngineConfig, path: Path, header: str, fmt: str = "toml") -> None:
+    """Write ``config`` in format ``fmt`` (see :mod:`heurtune.engine.formats`), atomically."""
+    write_atomic(path, render(config, fmt, header))
+
+
 def export_pareto(storage_url: str, study_name: str,
-                  out: str | os.PathLike[str] | None) -> list[tuple[Path, EngineConfig]]:
+                  out: str | os.PathLike[str] | None,
+                  fmt: str = "toml") -> list[tuple[Path, EngineConfig]]:
     """Write every trial of a multi-objective study's Pareto front (score against
     the opponent, the tuned engine's milliseconds per move) as an engine file in
-    the folder ``out`` (default ``studies/exported/STUDY-pareto``)."""
+    the folder ``out`` (default ``studies/exported/STUDY-pareto``), in format ``fmt``."""
     study, setup, complete = load_tuned_study(storage_url, study_name, "export")
     if len(study.directions) < 2:
         raise HeurtuneError(f"study {study_name!r} has one objective: it has no Pareto front "
@@ -170,9 +176,8 @@ def export_pareto(storage_url: str, study_name: str,
     date = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     for rank, t in enumerate(front):
         a = t.user_attrs
-        config = EngineConfig(
-            game=base.game, heuristic=base.heuristic, params={**base.params, **t.params},
-            search=base.search, rules=base.rules, name=f"{study_name}-trial-{t.number}",
+        config = replace(
+            base, params={**base.params, **t.params}, name=f"{study_name}-trial-{t.number}",
             description=(f"tuned by heurtune: study {study_name!r}, trial {t.number}, "
                          f"Pareto front {rank + 1} of {len(front)}"),
             provenance={
@@ -188,23 +193,32 @@ def export_pareto(storage_url: str, study_name: str,
                          "`heurtune match FILE OPPONENT --exclude-study STUDY_FILE`"),
                 "heurtune_version": heurtune.__version__,
                 "optuna_version": optuna.__version__, "date": date})
-        path = folder / f"{study_name}-trial-{t.number}.toml"
-        config.save(path, f"# heurtune engine configuration: study {study_name!r}, trial "
+        path = folder / f"{study_name}-trial-{t.number}{SUFFIXES[fmt]}"
+        write_config(config, path, f"# heurtune engine configuration: study {study_name!r}, trial "
                           f"{t.number}, on its Pareto front (score {t.values[0]:.3f}, "
-                          f"{t.values[1]:.2f} ms per move)\n")
+                          f"{t.values[1]:.2f} ms per move)\n", fmt)
         written.append((path, config))
     return written
 
 
-def export_best(storage_url: str, study_name: str,
-                out: str | os.PathLike[str] | None) -> tuple[Path, EngineConfig]:
-    """Write the study's confirmed (or best) trial; return the path and the configuration."""
+def default_export_path(study_name: str, fmt: str = "toml") -> Path:
+    """Where ``export`` writes by default: ``studies/exported/STUDY.toml`` (a Python
+    module: the study's name with ``_`` for what an import cannot take)."""
+    stem = study_name if fmt != "python" else re.sub(r"\W", "_", study_name)
+    return EXPORTED / f"{stem}{SUFFIXES[fmt]}"
+
+
+def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] | None,
+                fmt: str = "toml") -> tuple[Path, EngineConfig]:
+    """Write the study's confirmed (or best) trial in format ``fmt`` (toml, json,
+    python, uci); return the path and the configuration."""
+    if fmt not in FORMATS:
+        raise HeurtuneError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
     config = best_config(storage_url, study_name)
-    path = Path(out) if out else EXPORTED / f"{study_name}.toml"
-    header = (
-        f"# heurtune engine configuration exported from study {study_name!r}.\n"
-        f"# Play it: heurtune match {path} {config.provenance['opponent'] or 'OPPONENT'} "
-        "--pairs 100\n"
-    )
-    config.save(path, header)
+    path = Path(out) if out else default_export_path(study_name, fmt)
+    header = f"# heurtune engine configuration exported from study {study_name!r}.\n"
+    if fmt == "toml":
+        header += (f"# Play it: heurtune match {path} "
+                   f"{config.provenance['opponent'] or 'OPPONENT'} --pairs 100\n")
+    write_config(config, path, header, fmt)
     return path, config

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from heurtune.engine import MAX_PLY, EngineConfig, SearchSettings, resolve_engine
+from heurtune.engine import MAX_PLY, EngineConfig, ProcessSpec, SearchSettings, resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX
@@ -87,8 +87,15 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     kernel = get_game(game)
     engine = _table(data, "engine", where)
     _check_keys(engine, SECTION_KEYS["engine"], f"{where} [engine]")
-    heuristic = _need(engine, "heuristic", str, f"{where} [engine]")
+    process = None
+    if "process" in engine:  # an engine in another process: its options are the space
+        heuristic = _typed(engine.get("heuristic", ""), str, f"{where} [engine]: heuristic")
+    else:
+        heuristic = _need(engine, "heuristic", str, f"{where} [engine]")
     try:
+        if "process" in engine:
+            process = ProcessSpec.from_dict(_table(engine, "process", f"{where} [engine]"),
+                                            Path(path).resolve().parent, "[engine.process]")
         search = SearchSettings.from_dict(_table(engine, "search", f"{where} [engine]"))
         base = EngineConfig(
             game=game,
@@ -96,6 +103,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
             search=search,
             rules=dict(_table(engine, "rules", f"{where} [engine]")),
             name="tuned",
+            process=process,
         )
         space = base.heuristic_obj.space.narrowed(_table(data, "params", where))
     except HeurtuneError as exc:
@@ -193,7 +201,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     if start_from:
         start_from = _beside(path, start_from)
         start = EngineConfig.load(start_from)
-        if (start.game, start.heuristic) != (game, heuristic):
+        if (start.game, start.heuristic) != (game, base.heuristic):
             raise HeurtuneError(
                 f"{w}: start_from {start_from} is a {start.game}:{start.heuristic} engine, "
                 f"not {game}:{heuristic}"

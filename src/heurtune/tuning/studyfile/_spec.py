@@ -93,7 +93,7 @@ SECTION_KEYS: dict[str, frozenset[str]] = {
         "opening_plies", "budget", "time_ms", "objectives", "search",
         "start_from", "sampler_seeding", "distinct_openings", "answer",
     }),
-    "engine": frozenset({"heuristic", "search", "rules"}),
+    "engine": frozenset({"heuristic", "search", "rules", "process"}),
     "pruner": frozenset({"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha",
                          "margin", "checkpoints"}),
     "confirm": frozenset({"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}),
