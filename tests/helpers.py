@@ -7,8 +7,15 @@ import hashlib
 from pathlib import Path
 
 from heurtune.cli import main
+from heurtune.games import game_entry, game_names
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository
+
+
+def builtin_games() -> list[str]:
+    """heurtune's own games (plugins installed beside it, such as the examples
+    CI installs, have their own tests: tests/plugins, and their package's)."""
+    return [g for g in game_names() if game_entry(g).target.startswith("heurtune.")]
 
 # the weighted family with every weight pinned but own_end, opp_start and opp_end:
 # trials that search three numbers play quickly

@@ -18,10 +18,12 @@ SCRIPT = r"""
 import json
 from heurtune.engine.heuristic import heuristics
 from heurtune.engine.search import Searcher
-from heurtune.games import game_names, get_game, ONGOING
+from heurtune.games import game_entry, game_names, get_game, ONGOING
 
 out = {}
 for game in game_names():
+    if not game_entry(game).target.startswith("heurtune."):
+        continue  # a plugin game installed beside heurtune: nothing compiled
     k = get_game(game)
     for name, h in heuristics(game).items():
         s = Searcher(k, h)

@@ -27,11 +27,12 @@ import pytest
 from heurtune.engine.conformance import check_game
 from heurtune.engine.heuristic import heuristics
 from heurtune.engine.search import Searcher
-from heurtune.games import ONGOING, game_entry, game_names, get_game
+from heurtune.games import ONGOING, get_game
+from tests.helpers import builtin_games
 
 # heurtune's own games (plugins installed beside it have their own tests: the
 # examples' in tests/plugins, a user's in their package, with check_game)
-GAMES = [g for g in game_names() if game_entry(g).target.startswith("heurtune.")]
+GAMES = builtin_games()
 RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
          "isolation": [{}],
          "gomoku": [{}, {"size": 7, "exact_five": 1}],

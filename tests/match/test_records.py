@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from heurtune.engine.config import resolve_engine
-from heurtune.games import ONGOING, game_names, get_game
+from heurtune.games import ONGOING, get_game
 from heurtune.games.base import UNFINISHED
 from heurtune.match.records import pair_records, read_records, replay_positions, write_records
 from heurtune.match.runner import MatchRunner, MatchSpec
-from tests.helpers import cli
+from tests.helpers import builtin_games, cli
 
 # cheap engines per game: depth 1 (Halma with a short ply limit: adjudicated)
 ENGINES = {"morris": ("morris:seed-ab", "morris:seed-ab"), "isolation": ("isolation:ab_open",
@@ -37,7 +37,7 @@ def recorded(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("records")
     files = {}
     with MatchRunner(1) as runner:
-        for game in game_names():
+        for game in builtin_games():
             a, b = (_shallow(s, game) for s in ENGINES[game])
             spec = MatchSpec(a, b, 2, seed=5)
             result = runner.run(spec, keep_games=True)
@@ -47,7 +47,7 @@ def recorded(tmp_path_factory) -> dict[str, Path]:
 
 
 def test_every_game_has_replay_hooks() -> None:
-    for game in game_names():
+    for game in builtin_games():
         kernel = get_game(game)
         assert kernel.board_rows is not None and kernel.board_legend, game
         rows = kernel.board_rows(kernel.new_state())
@@ -86,7 +86,7 @@ def test_terminations_say_why() -> None:
                 "isolation": ("no legal move",), "gomoku": ("five in a row", "board is full"),
                 "halma": ("target camp", "adjudicated", "draw:", "no legal move")}
     rng = np.random.default_rng(3)
-    for game in game_names():
+    for game in builtin_games():
         kernel = get_game(game)
         for _ in range(3):
             state = kernel.new_state(RULES.get(game, {}))

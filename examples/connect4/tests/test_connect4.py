@@ -127,7 +127,7 @@ def test_declarations() -> None:
     assert GAME.side_names == ("Red", "Yellow")
     assert [(r.name, r.default, r.low, r.high) for r in GAME.rules] == [
         ("columns", 7, 4, 9), ("rows", 6, 4, 8)]
-    assert GAME.opening_plies == 2
+    assert GAME.opening_plies == 4
     assert HEURISTICS == (LINES,)
     assert isinstance(LINES.space, ParamSpace)
     assert LINES.name == "lines" and LINES.evaluate is evaluate_lines

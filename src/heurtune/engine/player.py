@@ -9,6 +9,7 @@ referees. A fault of the last (an illegal move, a timeout, a crash) is an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,6 +67,7 @@ class Engine:
             assert self.searcher is not None
             return self.searcher.search(state, self.params, seed=seed,
                                         **self.config.search.search_kwargs())
+        t0 = time.perf_counter()  # the whole exchange, notation and checks included
         kernel = self.kernel
         legal = kernel.legal_moves(state)
         notation = {kernel.move_to_str(m): m for m in legal}
@@ -74,7 +76,7 @@ class Engine:
             [kernel.move_to_str(m) for m in moves], list(notation), seed,
             settings.depth if settings.depth < 64 else 0, settings.nodes, settings.time_ms)
         return SearchResult(notation[text], found.value, found.depth, found.nodes,
-                            found.seconds, found.legal_moves)
+                            time.perf_counter() - t0, found.legal_moves)
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) the search, or start the external

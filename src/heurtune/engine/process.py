@@ -38,6 +38,9 @@ PROTOCOL_DOC = "docs/engine-protocol.md"
 DEFAULT_TIMEOUT_MS = 5000.0
 DEFAULT_START_TIMEOUT_MS = 10000.0
 MAX_LINE = 1 << 16  # a longer line is garbage
+# set to a file name: every line exchanged with an engine is appended to it
+# (``> `` heurtune's, ``< `` the engine's, after the process id): for debugging
+LOG_VARIABLE = "HEURTUNE_PROTOCOL_LOG"
 _PROCESS_KEYS = {"command", "cwd", "timeout_ms", "start_timeout_ms"}
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 
@@ -213,7 +216,16 @@ class EngineProcess:
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         self._buffer = b""
         self._closed = False
+        self._log = os.environ.get(LOG_VARIABLE) or None
         _LIVE.add(self)
+
+    def _record(self, mark: str, line: str) -> None:
+        if self._log is not None:
+            try:
+                with open(self._log, "a", encoding="utf-8") as log:
+                    log.write(f"{self.proc.pid} {mark} {line}\n")
+            except OSError:
+                self._log = None  # an unwritable log must not stop the games
 
     @property
     def alive(self) -> bool:
@@ -228,6 +240,7 @@ class EngineProcess:
             assert self.proc.stdin is not None
             self.proc.stdin.write((line + "\n").encode())
             self.proc.stdin.flush()
+            self._record(">", line)
         except (BrokenPipeError, OSError, ValueError):
             self._wait_briefly()
             raise EngineFault(f"{self.label} crashed ({self.exit_reason()})") from None
@@ -244,8 +257,10 @@ class EngineProcess:
         while True:
             cut = self._buffer.find(b"\n")
             if cut >= 0:
-                line, self._buffer = self._buffer[:cut], self._buffer[cut + 1:]
-                return line.decode("utf-8", "replace").rstrip("\r")
+                raw, self._buffer = self._buffer[:cut], self._buffer[cut + 1:]
+                line = raw.decode("utf-8", "replace").rstrip("\r")
+                self._record("<", line)
+                return line
             if len(self._buffer) > MAX_LINE:
                 raise EngineFault(f"{self.label} sent garbage: a line over {MAX_LINE} bytes")
             left = deadline - time.monotonic()

@@ -146,7 +146,9 @@ class ConnectFour(PythonGame[Board]):
         RuleOption("columns", 7, "board width", 4, 9),
         RuleOption("rows", 6, "board height", 4, 8),
     )
-    opening_plies = 2
+    # four random plies: 2,401 openings (about 1,200 up to the mirror), enough
+    # for a study's pairs and a confirmation's fresh ones (two plies give 28)
+    opening_plies = 4
     side_names = SIDE_NAMES
     board_legend = {
         "R": ("Red stone", "#d62728"),
