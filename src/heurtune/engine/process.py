@@ -16,6 +16,7 @@ all is a :class:`~heurtune.errors.HeurtuneError` (one line, exit code 2).
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import re
 import selectors
@@ -320,10 +321,15 @@ class EngineProcess:
 _LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
 
 
-@atexit.register
 def _close_all() -> None:
     for proc in list(_LIVE):
         proc.kill()
+
+
+# at exit, engines still running are killed: in the main process (atexit), and in a
+# match's worker processes, which leave through multiprocessing's own exit hooks
+atexit.register(_close_all)
+multiprocessing.util.Finalize(None, _close_all, exitpriority=10)
 
 
 def handshake(proc: EngineProcess, game: str = "") -> EngineInfo:
