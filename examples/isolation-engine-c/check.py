@@ -3,7 +3,7 @@
 
 Run from anywhere with heurtune's Python (the engine is built first if missing):
 
-    /work/main/.venv/bin/python examples/isolation-engine-c/check.py [--games 20] [--nodes 2000]
+    python examples/isolation-engine-c/check.py [--games 20] [--nodes 2000]
 
 It starts ./isolation-engine, checks the handshake (id name, id game, option
 lines), then:

@@ -144,3 +144,13 @@ def test_a_match_in_worker_processes_records_faults(tmp_path: Path, capsys: Any)
     records = [json.loads(line) for line in games.read_text().splitlines()]
     assert len(records) == 6
     assert all("played an illegal move" in r["termination"] for r in records)
+
+
+def test_protocol_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "proto.log"
+    monkeypatch.setenv("HEURTUNE_PROTOCOL_LOG", str(log))
+    record, _ = _game(fake("illegal", timeout_ms=2000))
+    lines = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]
+    assert "> uci" in lines and "< uciok" in lines and "> isready" in lines
+    assert any(line.startswith("> position startpos moves d4 d2") for line in lines)
+    assert f"< bestmove {record.termination.split()[-1].strip(chr(39))}" in lines

@@ -430,3 +430,12 @@ def test_rule_bounds() -> None:
     big = GAME.new_state({"columns": 9, "rows": 8})
     assert list(GAME.legal_moves(big)) == list(range(9))
     assert [GAME.move_to_str(m) for m in range(9)] == list("abcdefghi")
+
+
+def test_heurtune_conformance() -> None:
+    """heurtune's own check of a game (needs this package installed: the entry point
+    is how heurtune finds it)."""
+    from heurtune.engine.conformance import check_game
+
+    report = check_game("connect4", rules=({}, {"columns": 5, "rows": 4}), games=6)
+    assert report.games == 12 and report.searches > 0

@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from heurtune.engine.config import EngineConfig
+from heurtune.engine.config import EngineConfig, SearchSettings
 from heurtune.engine.process import ProcessPlayer
 from heurtune.engine.pysearch import PySearcher
 from heurtune.engine.search import Searcher, SearchResult
@@ -72,9 +72,11 @@ class Engine:
         legal = kernel.legal_moves(state)
         notation = {kernel.move_to_str(m): m for m in legal}
         settings = self.config.search
+        # the default depth is "no depth limit": sent only when an engine file sets one
+        depth = settings.depth if settings.depth < SearchSettings.depth else 0
         text, found = self.player.choose(
-            [kernel.move_to_str(m) for m in moves], list(notation), seed,
-            settings.depth if settings.depth < 64 else 0, settings.nodes, settings.time_ms)
+            [kernel.move_to_str(m) for m in moves], list(notation), seed, depth,
+            settings.nodes, settings.time_ms)
         return SearchResult(notation[text], found.value, found.depth, found.nodes,
                             time.perf_counter() - t0, found.legal_moves)
 

@@ -26,7 +26,7 @@ import sys
 import time
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,8 @@ DEFAULT_TIMEOUT_MS = 5000.0
 DEFAULT_START_TIMEOUT_MS = 10000.0
 MAX_LINE = 1 << 16  # a longer line is garbage
 # set to a file name: every line exchanged with an engine is appended to it
-# (``> `` heurtune's, ``< `` the engine's, after the process id): for debugging
+# (``> `` heurtune's, ``< `` the engine's, after the process id), and the
+# engine's standard error (otherwise discarded): for debugging
 LOG_VARIABLE = "HEURTUNE_PROTOCOL_LOG"
 _PROCESS_KEYS = {"command", "cwd", "timeout_ms", "start_timeout_ms"}
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -204,20 +205,29 @@ class EngineProcess:
     def __init__(self, spec: ProcessSpec, label: str = "") -> None:
         self.spec = spec
         self.label = label or spec.label
+        log = os.environ.get(LOG_VARIABLE) or None
+        try:
+            # the engine's standard error goes to the protocol log when there is one
+            errors = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
+        except OSError:
+            errors, log = subprocess.DEVNULL, None
         try:
             self.proc = subprocess.Popen(
                 spec.argv(), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, bufsize=0, start_new_session=True)
+                stderr=errors, bufsize=0, start_new_session=True)
         except OSError as exc:
             raise HeurtuneError(f"engine {spec.label!r} cannot be started in {spec.cwd}: "
                                 f"{exc.strerror or exc}") from None
+        finally:
+            if not isinstance(errors, int):
+                errors.close()  # the child holds its own copy
         assert self.proc.stdout is not None and self.proc.stdin is not None
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         self._buffer = b""
         self._closed = False
-        self._log = os.environ.get(LOG_VARIABLE) or None
+        self._log = log
         _LIVE.add(self)
 
     def _record(self, mark: str, line: str) -> None:
@@ -417,7 +427,6 @@ class ProcessPlayer:
     label: str
     proc: EngineProcess | None = None
     info: EngineInfo | None = None
-    _started_games: int = field(default=0)
 
     def _start(self) -> EngineProcess:
         proc = EngineProcess(self.spec, self.label)
@@ -449,7 +458,6 @@ class ProcessPlayer:
                 raise EngineFault(f"{self.label} could not be restarted: {exc}") from None
         rules = " ".join(f"{k}={int(v)}" for k, v in sorted(self.rules.items()))
         self.proc.send(f"ucinewgame {rules}".rstrip())
-        self._started_games += 1
 
     def choose(self, moves: Sequence[str], legal: Sequence[str], seed: int, depth: int,
                nodes: int, time_ms: float) -> tuple[str, SearchResult]:
