@@ -103,6 +103,11 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
         raise
 
 
+def toml_text(data: Mapping[str, Any], header: str = "") -> str:
+    """``data`` as TOML, after ``header`` (comment lines)."""
+    return header + tomli_w.dumps(dict(data))
+
+
 def write_toml(path: str | os.PathLike[str], data: Mapping[str, Any], header: str = "") -> None:
     """Write ``data`` atomically: a crash never leaves a half-written file."""
-    write_atomic(path, header + tomli_w.dumps(dict(data)))
+    write_atomic(path, toml_text(data, header))

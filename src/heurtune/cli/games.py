@@ -107,11 +107,8 @@ class List(Command):
             print(f"  options ({h.kind} engine {h.name}):")
             space_rows(h.space)
             return 0
-        if args.game is not None:
-            get_game(args.game)  # unknown (or empty) name: one error line
-        broken = 0
         for game in [args.game] if args.game is not None else game_names():
-            entry = game_entry(game)
+            entry = game_entry(game)  # an unknown (or empty) name: one error line
             try:
                 kernel = get_game(game)
                 table = heuristics(game)
@@ -120,7 +117,6 @@ class List(Command):
                 if args.game is not None:
                     raise
                 print(f"{game}: cannot be used: {exc}")
-                broken += 1
                 continue
             kind = "plain Python" if isinstance(kernel, PythonKernel) else "numba kernel"
             print(f"{game}: {kernel.description}  [{kind}; {entry.source}]")

@@ -9,12 +9,11 @@ from typing import Any
 import numpy as np
 
 from heurtune.engine.config import TABLE_SETTINGS, SearchSettings
-from heurtune.engine.heuristic import get_heuristic, heuristics_module
+from heurtune.engine.heuristic import get_heuristic, heuristics, heuristics_module
 from heurtune.engine.pysearch import PySearcher
 from heurtune.engine.search import MAX_PLY, Searcher
 from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, GameKernel, PythonKernel, get_game
-from heurtune.games.registry import heuristics_object
 
 
 def _playout(kernel: GameKernel, plies: int, rng: np.random.Generator) -> Any:
@@ -82,8 +81,7 @@ def bench_defaults(game: str) -> dict[str, object]:
     without one: its first heuristic, depth 6, positions up to ply 20)."""
     declared = getattr(heuristics_module(game), "BENCH", None)
     if declared is None:
-        first = next(iter(getattr(heuristics_object(game), "HEURISTICS", ())), None)
-        return {"heuristic": getattr(first, "name", ""), "depth": 6, "max_plies": 20}
+        return {"heuristic": next(iter(heuristics(game))), "depth": 6, "max_plies": 20}
     return dict(declared)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.process import option_value
 from heurtune.errors import HeurtuneError
+from heurtune.tomlio import toml_text
 
 FORMATS = ("toml", "json", "python", "uci")
 SUFFIXES = {"toml": ".toml", "json": ".json", "python": ".py", "uci": ".uci"}
@@ -53,9 +54,7 @@ def render(config: EngineConfig, fmt: str, header: str = "") -> str:
     """``config`` as the text of a file in format ``fmt`` (one of :data:`FORMATS`)."""
     data = config.to_dict()
     if fmt == "toml":
-        import tomli_w
-
-        return header + tomli_w.dumps(data)
+        return toml_text(data, header)
     if fmt == "json":
         return json.dumps(data, indent=2, default=str) + "\n"
     if fmt == "uci":

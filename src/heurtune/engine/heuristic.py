@@ -49,13 +49,8 @@ import numpy as np
 
 from heurtune.engine.params import ParamSpace, Value
 from heurtune.errors import HeurtuneError
-from heurtune.games import get_game
+from heurtune.games import PythonKernel, get_game
 from heurtune.games.registry import heuristics_object
-
-# what evaluates a heuristic's positions: a numba evaluator over the kernel's
-# state array, a plain-Python function over a PythonGame's state, or an engine
-# in another process (whose options are the space; it evaluates for itself)
-KINDS = ("numba", "python", "process")
 
 
 @dataclass(frozen=True)
@@ -70,6 +65,9 @@ class Heuristic:
     module: ModuleType
     prepare: Callable[[np.ndarray], np.ndarray] | None = None
     cell_weights: Callable[[Mapping[str, Value]], np.ndarray] | None = None
+    # what evaluates positions: "numba" (an evaluator over the kernel's state
+    # array), "python" (a function over a PythonGame's state) or "process" (an
+    # engine in another process, whose options are the space)
     kind: str = "numba"
 
     def to_array(self, values: Mapping[str, Value] | None = None) -> np.ndarray:
@@ -103,42 +101,44 @@ def heuristics_module(game: str) -> ModuleType | Any:
     return heuristics_object(game)
 
 
-_TABLES: dict[tuple[str, int], dict[str, Heuristic]] = {}
+# per game: the kernel the table was built for (a game registered again gets a
+# new kernel, and a new table), and the table
+_TABLES: dict[str, tuple[object, dict[str, Heuristic]]] = {}
 
 
 def heuristics(game: str) -> dict[str, Heuristic]:
     """All heuristics of ``game`` by name (a plugin's :class:`PythonHeuristic`
     entries as :class:`Heuristic` values of kind ``python``)."""
     kernel = get_game(game)
-    key = (game, id(kernel))
-    table = _TABLES.get(key)
-    if table is None:
-        source = heuristics_module(game)
-        declared = getattr(source, "HEURISTICS", None)
-        if not isinstance(declared, (tuple, list)) or not declared:
-            raise HeurtuneError(f"game {game!r}: its heuristics module defines no HEURISTICS "
-                                "(a non-empty tuple)")
-        python_game = getattr(kernel, "game", None) is not None
-        table = {}
-        for h in declared:
-            if isinstance(h, PythonHeuristic):
-                if not python_game:
-                    raise HeurtuneError(f"game {game!r}: {h.name} is a PythonHeuristic, but the "
-                                        "game is a numba kernel (its heuristics are numba too)")
-                if not isinstance(h.space, ParamSpace) or not callable(h.evaluate):
-                    raise HeurtuneError(f"game {game!r}: heuristic {h.name!r} needs a ParamSpace "
-                                        "and a callable evaluate")
-                mod = source if isinstance(source, ModuleType) else kernel.module
-                h = Heuristic(game, h.name, h.description or h.name, h.space, h.evaluate, mod,
-                              kind="python")
-            elif not isinstance(h, Heuristic):
-                raise HeurtuneError(f"game {game!r}: HEURISTICS holds {h!r}, not a Heuristic "
-                                    "or PythonHeuristic")
-            elif python_game:
-                raise HeurtuneError(f"game {game!r} is written in Python: its heuristics must "
-                                    f"be PythonHeuristic values ({h.name} is not)")
-            table[h.name] = h
-        _TABLES[key] = table
+    cached = _TABLES.get(game)
+    if cached is not None and cached[0] is kernel:
+        return dict(cached[1])
+    source = heuristics_module(game)
+    declared = getattr(source, "HEURISTICS", None)
+    if not isinstance(declared, (tuple, list)) or not declared:
+        raise HeurtuneError(f"game {game!r}: its heuristics module defines no HEURISTICS "
+                            "(a non-empty tuple)")
+    python_game = isinstance(kernel, PythonKernel)
+    table = {}
+    for h in declared:
+        if isinstance(h, PythonHeuristic):
+            if not python_game:
+                raise HeurtuneError(f"game {game!r}: {h.name} is a PythonHeuristic, but the "
+                                    "game is a numba kernel (its heuristics are numba too)")
+            if not isinstance(h.space, ParamSpace) or not callable(h.evaluate):
+                raise HeurtuneError(f"game {game!r}: heuristic {h.name!r} needs a ParamSpace "
+                                    "and a callable evaluate")
+            mod = source if isinstance(source, ModuleType) else kernel.module
+            h = Heuristic(game, h.name, h.description or h.name, h.space, h.evaluate, mod,
+                          kind="python")
+        elif not isinstance(h, Heuristic):
+            raise HeurtuneError(f"game {game!r}: HEURISTICS holds {h!r}, not a Heuristic "
+                                "or PythonHeuristic")
+        elif python_game:
+            raise HeurtuneError(f"game {game!r} is written in Python: its heuristics must "
+                                f"be PythonHeuristic values ({h.name} is not)")
+        table[h.name] = h
+    _TABLES[game] = (kernel, table)
     return dict(table)
 
 

@@ -47,11 +47,6 @@ class Engine:
             self.params = heuristic.to_array(config.params)
             self.searcher = Searcher(self.kernel, heuristic, tt_bits)
 
-    @property
-    def external(self) -> bool:
-        """Whether the engine runs in another process."""
-        return self.player is not None
-
     def new_game(self) -> None:
         """Reset learnt state so that every game reproduces on its own (an
         external engine: ``ucinewgame``, after a restart if its process died)."""
@@ -81,12 +76,11 @@ class Engine:
                             time.perf_counter() - t0, found.legal_moves)
 
     def warm_up(self) -> None:
-        """Compile (or load from numba's cache) the search, or start the external
-        engine: the first game then pays nothing for it."""
-        if self.player is not None:
-            self.player.new_game()
+        """Compile (or load from numba's cache) the search, so that the first game
+        pays nothing for it. An external engine has nothing to compile: its
+        process starts with its first game."""
+        if self.searcher is None:
             return
-        assert self.searcher is not None
         state = self.kernel.new_state(self.config.rules)
         self.searcher.search(state, self.params, algorithm=self.config.search.algorithm,
                              depth=1)

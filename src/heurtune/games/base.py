@@ -244,6 +244,11 @@ class GameKernel:
         move was stuck."""
         if self.termination is not None:
             return self.termination(state)
+        return self.default_termination(state)
+
+    def default_termination(self, state: State) -> str:
+        """Who won (or a draw), and whether the side to move was stuck: what
+        :meth:`termination_reason` says without a ``termination`` hook."""
         result = self.outcome(state)
         mover = self.side_names[int(self.side_to_move(state))]
         other = self.side_names[1 - int(self.side_to_move(state))]

@@ -35,7 +35,7 @@ import copy as _copy
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -238,10 +238,7 @@ def python_kernel(game: PythonGame[Any], module: ModuleType) -> PythonKernel:
 
     def termination(box: PyState[Any]) -> str:
         said = game.termination(box.state)
-        if said is not None:
-            return said
-        plain = replace(kernel, termination=None)
-        return GameKernel.termination_reason(plain, box)
+        return said if said is not None else kernel.default_termination(box)
 
     kernel = PythonKernel(
         name=name,

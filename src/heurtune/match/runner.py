@@ -250,10 +250,7 @@ def warm_up(config: EngineConfig) -> None:
     key = (config.game, config.heuristic)
     if key in _WARM:
         return
-    engine = _engine(config)
-    if engine.external:
-        return  # nothing to compile; its process starts with its first game
-    engine.warm_up()
+    _engine(config).warm_up()
     _WARM.add(key)
 
 
