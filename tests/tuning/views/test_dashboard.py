@@ -89,3 +89,139 @@ def test_dashboard_is_read_only_by_default(tmp_path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# -- the Host and Origin checks, the WSGI app called directly -------------------------
+
+def _served(tmp_path, *, writable: bool, host: str = "127.0.0.1", port: int = 8080):
+    """The dashboard's app for a storage holding one study ``kept``, and the storage's URL."""
+    from heurtune.tuning.views import dashboard_app
+
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    optuna.create_study(study_name="kept", storage=url).optimize(
+        lambda t: t.suggest_float("x", 0, 1), n_trials=1)
+    app, _ = dashboard_app(url, None, writable=writable, host=host, port=port)
+    return app, url
+
+
+def _call(app, method: str, path: str, **headers: str) -> tuple[int, bytes]:
+    """One request to a WSGI app: its status code and body (``headers``: HTTP_* names)."""
+    from wsgiref.util import setup_testing_defaults
+
+    environ: dict = {"REQUEST_METHOD": method, "PATH_INFO": path, "CONTENT_LENGTH": "0"}
+    setup_testing_defaults(environ)
+    environ.pop("HTTP_HOST", None)
+    environ.update({f"HTTP_{k.upper()}": v for k, v in headers.items()})
+    status: list[str] = []
+    body = b"".join(app(environ, lambda s, _h, _e=None: status.append(s)))
+    return int(status[0].split()[0]), body
+
+
+def _study_id(app) -> int:
+    code, body = _call(app, "GET", "/api/studies", host="127.0.0.1:8080")
+    assert code == 200
+    return int(json.loads(body)["study_summaries"][0]["study_id"])
+
+
+def _names(url: str) -> list[str]:
+    return [s.study_name for s in optuna.get_all_study_summaries(url)]
+
+
+def test_writable_dashboard_refuses_a_delete_from_another_site(tmp_path) -> None:
+    app, url = _served(tmp_path, writable=True)
+    path = f"/api/studies/{_study_id(app)}"
+    code, body = _call(app, "DELETE", path, host="127.0.0.1:8080", origin="http://evil.example")
+    assert code == 403 and b"another site" in body
+    code, _ = _call(app, "DELETE", path, host="127.0.0.1:8080",
+                    referer="http://evil.example/page")  # no Origin: the Referer decides
+    assert code == 403
+    code, _ = _call(app, "DELETE", path, host="127.0.0.1:8080", origin="null")
+    assert code == 403
+    code, _ = _call(app, "POST", "/api/studies", host="127.0.0.1:8080",
+                    origin="http://127.0.0.1:9999")  # another port is another site
+    assert code == 403
+    assert _names(url) == ["kept"]
+
+
+def test_writable_dashboard_deletes_for_its_own_pages(tmp_path) -> None:
+    app, url = _served(tmp_path, writable=True)
+    code, _ = _call(app, "DELETE", f"/api/studies/{_study_id(app)}", host="localhost:8080",
+                    origin="http://localhost:8080")
+    assert code == 204 and _names(url) == []
+
+
+@pytest.mark.parametrize("headers", [{"referer": "http://127.0.0.1:8080/dashboard/"}, {}],
+                         ids=["referer", "neither"])
+def test_writable_dashboard_deletes_without_an_origin(tmp_path, headers) -> None:
+    app, url = _served(tmp_path, writable=True)
+    code, _ = _call(app, "DELETE", f"/api/studies/{_study_id(app)}", host="127.0.0.1:8080",
+                    **headers)
+    assert code == 204 and _names(url) == []
+
+
+@pytest.mark.parametrize("writable", [False, True], ids=["read-only", "writable"])
+def test_dashboard_refuses_another_host(tmp_path, writable: bool) -> None:
+    app, url = _served(tmp_path, writable=writable)
+    code, body = _call(app, "GET", "/api/studies", host="evil.example:8080")
+    assert code == 403 and b"evil.example" in body
+    code, _ = _call(app, "GET", "/api/studies", host="127.0.0.1:8081")
+    assert code == 403
+    code, _ = _call(app, "DELETE", "/api/studies/1", host="evil.example:8080",
+                    origin="http://evil.example:8080")  # DNS rebinding: same origin, wrong host
+    assert code == 403
+    assert _names(url) == ["kept"]
+    for host in ("127.0.0.1:8080", "localhost:8080", "LOCALHOST:8080"):
+        code, body = _call(app, "GET", "/api/studies", host=host)
+        assert code == 200 and json.loads(body)["study_summaries"][0]["study_name"] == "kept"
+
+
+def test_read_only_dashboard_still_refuses_changes_from_its_own_pages(tmp_path) -> None:
+    app, url = _served(tmp_path, writable=False)
+    code, body = _call(app, "DELETE", f"/api/studies/{_study_id(app)}", host="127.0.0.1:8080",
+                       origin="http://127.0.0.1:8080")
+    assert code == 403 and b"read-only" in body and _names(url) == ["kept"]
+
+
+def test_exposed_dashboard_takes_any_host_but_not_other_sites(tmp_path) -> None:
+    app, url = _served(tmp_path, writable=True, host="0.0.0.0", port=8080)
+    code, _ = _call(app, "GET", "/api/studies", host="tuner.lan:8080")
+    assert code == 200
+    study = json.loads(_call(app, "GET", "/api/studies", host="tuner.lan:8080")[1])
+    path = f"/api/studies/{study['study_summaries'][0]['study_id']}"
+    code, _ = _call(app, "DELETE", path, host="tuner.lan:8080", origin="http://evil.example")
+    assert code == 403 and _names(url) == ["kept"]
+    code, _ = _call(app, "DELETE", path, host="tuner.lan:8080", origin="http://tuner.lan:8080")
+    assert code == 204 and _names(url) == []
+
+
+@pytest.mark.parametrize("writable", [False, True], ids=["read-only", "writable"])
+def test_dashboard_command_says_its_mode_and_answers_its_own_address(
+        tmp_path, monkeypatch, capsys, writable: bool) -> None:
+    import wsgiref.simple_server
+
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    optuna.create_study(study_name="kept", storage=url)
+    served: list = []
+
+    class _Server:
+        def serve_forever(self) -> None:
+            pass
+
+        def server_close(self) -> None:
+            pass
+
+    def fake_make_server(host, port, app, **_kwargs):
+        served.append(app)
+        return _Server()
+
+    monkeypatch.setattr(wsgiref.simple_server, "make_server", fake_make_server)
+    assert main(["dashboard", "--storage", url, "--host", "localhost", "--port", "8123"]
+                + (["--writable"] if writable else [])) == 0
+    out = capsys.readouterr().out
+    assert "http://localhost:8123/" in out
+    assert (("writable: studies can be changed and deleted from the browser; requests from "
+             "other sites are refused") in out) == writable
+    assert ("read-only" in out) != writable
+    app = served[0]
+    assert _call(app, "GET", "/api/studies", host="127.0.0.1:8123")[0] == 200
+    assert _call(app, "GET", "/api/studies", host="localhost:8080")[0] == 403

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import optuna
 from optuna.artifacts import FileSystemArtifactStore, upload_artifact
@@ -204,25 +205,100 @@ def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
 
 
 def dashboard_app(storage_url: str, artifacts: str | os.PathLike[str] | None, *,
-                  writable: bool = False) -> tuple[Any, Path | None]:
+                  writable: bool = False, host: str = "127.0.0.1",
+                  port: int = 8080) -> tuple[Any, Path | None]:
     """optuna-dashboard's WSGI app for a storage and its artifacts (read-only unless
-    ``writable``), and the artifact folder it serves (None: no artifacts)."""
+    ``writable``), answering only requests addressed to ``host:port`` where it is
+    served (see :func:`same_site`), and the artifact folder it serves (None: no
+    artifacts)."""
     import optuna_dashboard
 
     storage = open_storage(storage_url, create=False)
     store, folder = serve_artifacts(storage_url, artifacts)
     app = optuna_dashboard.wsgi(storage, artifact_store=store)
-    return (app if writable else read_only(app)), folder
+    return same_site(app if writable else read_only(app), host, port), folder
+
+
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")  # the methods that change nothing
+LOOPBACK_NAMES = {"127.0.0.1": ("127.0.0.1", "localhost"), "localhost": ("127.0.0.1", "localhost"),
+                  "::1": ("::1", "localhost")}  # bound host -> the names that reach it
+
+
+def _forbidden(start_response: Any, why: str) -> list[bytes]:
+    start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
+    return [f"heurtune dashboard: {why}\n".encode()]
 
 
 def read_only(app: Any) -> Any:
     """The dashboard's WSGI app, refusing every request that would change a study."""
 
     def guarded(environ: dict[str, Any], start_response: Any) -> Any:
-        if environ.get("REQUEST_METHOD", "GET").upper() not in ("GET", "HEAD", "OPTIONS"):
-            start_response("403 Forbidden", [("Content-Type", "text/plain; charset=utf-8")])
-            return [b"heurtune dashboard is read-only; start it with --writable to change "
-                    b"studies\n"]
+        if environ.get("REQUEST_METHOD", "GET").upper() not in SAFE_METHODS:
+            return _forbidden(start_response, "read-only; start it with --writable to change "
+                                              "studies")
+        return app(environ, start_response)
+
+    return guarded
+
+
+def _address(netloc: str) -> tuple[str, int] | None:
+    """``host[:port]`` (an HTTP ``Host`` header, a URL's authority) as (lower-case
+    host without IPv6 brackets, port; 80 when absent), None when malformed."""
+    try:
+        parts = urlsplit("//" + netloc.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if (not parts.hostname or parts.username is not None or parts.password is not None
+            or parts.path or parts.query or parts.fragment):
+        return None
+    return parts.hostname, 80 if port is None else port
+
+
+def _origin(url: str) -> tuple[str, int] | None:
+    """An ``Origin`` or ``Referer`` header's address when it is an http URL, else None."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    return _address(parts.netloc) if parts.scheme.lower() == "http" else None
+
+
+def same_site(app: Any, host: str, port: int) -> Any:
+    """The dashboard's WSGI app, answering only its own address and its own pages.
+
+    * The ``Host`` header must name the address it is served on, ``host:port``
+      (bound to 127.0.0.1 or localhost: either name; ``::1``: ``[::1]`` or
+      localhost), else HTTP 403: a page of another site that makes its name
+      resolve to 127.0.0.1 (DNS rebinding) neither reads nor changes studies.
+      Bound to any other address (``0.0.0.0``, ``--allow-remote``) the dashboard
+      is exposed on purpose, under names this cannot know: any ``Host`` goes.
+    * A request that may change a study (any method but GET, HEAD and OPTIONS)
+      must come from the dashboard's own pages: its ``Origin`` (else its
+      ``Referer``) must be ``http://`` an accepted address (exposed: the request's
+      own ``Host``), else HTTP 403. A request with neither header (curl, scripts:
+      browsers send ``Origin`` with every cross-site POST, PUT, PATCH and DELETE)
+      goes.
+    """
+    names = LOOPBACK_NAMES.get(host.lower())
+    allowed = {(name, port) for name in names} if names is not None else None
+
+    def guarded(environ: dict[str, Any], start_response: Any) -> Any:
+        given = environ.get("HTTP_HOST")
+        addressed = _address(given) if given is not None else None
+        if allowed is not None and given is not None and addressed not in allowed:
+            return _forbidden(start_response, f"refused a request for host {given!r}: the "
+                                              f"dashboard answers only to {host}:{port}")
+        if environ.get("REQUEST_METHOD", "GET").upper() not in SAFE_METHODS:
+            header = "Origin" if "HTTP_ORIGIN" in environ else (
+                "Referer" if "HTTP_REFERER" in environ else None)
+            if header is not None:
+                source = environ["HTTP_" + header.upper()]
+                accepted = allowed if allowed is not None else (
+                    {addressed} if addressed is not None else set())
+                if _origin(source) not in accepted:
+                    return _forbidden(start_response, f"refused a change requested by another "
+                                                      f"site ({header} {source!r})")
         return app(environ, start_response)
 
     return guarded
