@@ -29,7 +29,7 @@ def small_study(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     try:
         assert main(["tune", "iso.toml", "--storage", "sqlite:///h.db"]) == 0
         assert main(["export", "iso", "--storage", "sqlite:///h.db", "--out",
-                     "iso-tuned.toml"]) == 0
+                     "iso-tuned.toml", "--force"]) == 0  # (a tiny study: no gain shown)
     finally:
         os.chdir(here)
     return SimpleNamespace(dir=d, study_file=d / "iso.toml", storage=f"sqlite:///{d / 'h.db'}",

@@ -13,7 +13,8 @@ from heurtune.tuning.studyfile import load_study_file
 STUDIES = Path(__file__).resolve().parent.parent / "studies"
 
 
-@pytest.mark.parametrize("path", sorted(STUDIES.glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted([*STUDIES.glob("*.toml"), *STUDIES.glob("quick/*.toml")]),
+                         ids=lambda p: str(p.relative_to(STUDIES)))
 def test_study_files_load(path: Path) -> None:
     sf = load_study_file(path)
     assert sf.base.game in game_names()

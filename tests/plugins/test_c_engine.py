@@ -46,7 +46,7 @@ def test_tune_confirm_export(engine_dir: Path, capsys: Any) -> None:
     for fmt, suffix in (("toml", "toml"), ("json", "json"), ("python", "py"), ("uci", "uci")):
         path = engine_dir / f"out.{suffix}"
         code, _, err = cli(capsys, "export", "c-isolation", "--storage", storage,
-                           "--format", fmt, "--out", str(path))
+                           "--format", fmt, "--out", str(path), "--force")
         assert code == 0, err
         formats[fmt] = path.read_text()
     config = json.loads(formats["json"])

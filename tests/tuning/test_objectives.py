@@ -74,7 +74,7 @@ def test_a_pool_scores_the_weighted_mean_and_keeps_each_opponents_score(
     code, out, err = cli(capsys, "confirm", "p", "--storage", url, "--sprt", "0,50")
     assert code == 2 and "pool of 2 opponents" in err and err.count("\n") == 1
     out_file = tmp_path / "e.toml"
-    assert cli(capsys, "export", "p", "--storage", url, "--out", str(out_file))[0] == 0
+    assert cli(capsys, "export", "p", "--storage", url, "--out", str(out_file), "--force")[0] == 0
     prov = EngineConfig.load(out_file).provenance
     assert prov["opponents"] == ["isolation:ab_improved", "isolation:ab_open"]
     assert prov["weights"] == [2.0, 1.0]

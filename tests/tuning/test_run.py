@@ -54,7 +54,7 @@ def study_file(tmp_path: Path, extra: str = "", pruner: str = "wilcoxon", name: 
 
 
 def test_shipped_study_file_is_valid() -> None:
-    sf = load_study_file(ROOT / "studies" / "morris.toml")
+    sf = load_study_file(ROOT / "studies" / "quick" / "morris.toml")
     assert sf.base.game == "morris" and sf.opponent.label == "morris:seed"
     assert sf.objective_name == "score vs morris:seed"
     assert sf.confirm is not None and sf.confirm.top == 3 and sf.confirm.pairs == 50
@@ -136,6 +136,9 @@ def test_tune_export_match_round_trip(tmp_path, capsys) -> None:
             )
     out_file = tmp_path / "best.toml"
     code, out, err = cli(capsys, "export", "t", "--storage", url, "--out", str(out_file))
+    assert code == 2 and "study 't' is unconfirmed" in err and not out_file.exists()
+    code, out, err = cli(capsys, "export", "t", "--storage", url, "--out", str(out_file),
+                         "--force")
     assert code == 0, err
     cfg = resolve_engine(str(out_file))
     umask = os.umask(0o022)

@@ -9,6 +9,7 @@ code 2; an interrupted run exits 130 (finished trials are already stored).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -59,8 +60,34 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Lines(logging.Handler):
+    """The ``heurtune`` logger's records as ``heurtune: ...`` lines on stderr
+    (``heurtune: warning: ...`` for warnings), written around a progress bar."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from tqdm import tqdm
+
+        kind = "warning: " if record.levelno >= logging.WARNING else ""
+        tqdm.write(f"heurtune: {kind}{record.getMessage()}", file=sys.stderr)
+
+
+def _say_progress() -> None:
+    """Show the library's notices (compiling, warnings) while a command runs."""
+    log = logging.getLogger("heurtune")
+    if not any(isinstance(h, _Lines) for h in log.handlers):
+        log.addHandler(_Lines())
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stderr is None:  # started with `2>&-`: messages go nowhere
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (open for the process's life)
+    if sys.stdout is None:  # started with `>&-`
+        print("heurtune: error: standard output is closed", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
+    _say_progress()
     command: Command = args.command_object
     previous = None
     if threading.current_thread() is threading.main_thread():
@@ -82,6 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        from heurtune.tuning import storage_failure
+
+        line = storage_failure(exc)
+        if line is None:  # a bug: its traceback
+            raise
+        print(f"heurtune: error: {line}; what was stored before is intact", file=sys.stderr)
+        return 2
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -80,6 +80,35 @@ def pairs_arg(text: str | None) -> int | Literal["all"] | None:
     return value
 
 
+def storage_option(parser: argparse.ArgumentParser) -> None:
+    """``--storage URL``, the default storage unless given; ``memory:NAME`` (a
+    storage inside one process, for the library's tests and simulations) is
+    refused here, since nothing would be kept when the command ends."""
+    from heurtune.tuning import DEFAULT_STORAGE
+
+    def url(text: str) -> str:
+        if text.startswith("memory:"):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is a storage inside one process: nothing would be kept when the "
+                "command ends (give a database URL, e.g. sqlite:///studies/heurtune.db)")
+        return text
+
+    parser.add_argument("--storage", type=url, default=DEFAULT_STORAGE,
+                        help=f"the Optuna storage (default {DEFAULT_STORAGE})")
+
+
+def jobs_value(text: str) -> int:
+    """``--jobs N``: worker processes, in [1, MAX_JOBS] (checked before anything runs)."""
+    from heurtune.match import check_jobs
+
+    try:
+        return check_jobs(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number, got {text!r}") from None
+    except HeurtuneError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def count(value: int, option: str) -> int:
     """A count option that must be at least 1."""
     if value < 1:

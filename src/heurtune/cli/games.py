@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import time
 from typing import Any
 
 from heurtune.cli._common import Command, rules
 from heurtune.errors import HeurtuneError
 
 MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
+PERFT_BUDGET_S = 600.0  # a count the measured speed says takes longer is refused
 
 
 class Perft(Command):
@@ -24,14 +27,45 @@ class Perft(Command):
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.games import get_game
         from heurtune.games.perft import perft
+        from heurtune.match.foreground import compiling, interruptible
 
         if not 0 <= args.depth <= MAX_PERFT_DEPTH:
             raise HeurtuneError(f"perft depth must be in [0, {MAX_PERFT_DEPTH}], "
                                 f"got {args.depth}")
         kernel = get_game(args.game)
         state = kernel.new_state(rules(args.rule))
-        print(perft(kernel, args.depth, state))
+        with compiling(f"the {args.game} perft"):
+            counts = [1, interruptible(perft, kernel, min(args.depth, 1), state)]
+        # the shallower counts first, until one takes long enough to time: the
+        # growth from depth to depth then says whether the count asked for ends
+        depth, seconds = min(args.depth, 1), 0.0
+        while depth < args.depth and seconds < 0.2:
+            depth += 1
+            start = time.perf_counter()
+            counts.append(interruptible(perft, kernel, depth, state))
+            seconds = time.perf_counter() - start
+        if depth < args.depth and counts[-2] > 0:
+            growth = max(counts[-1] / counts[-2], 1.0)
+            estimate = seconds * growth ** (args.depth - depth)
+            if estimate > PERFT_BUDGET_S:
+                reachable = depth + int(math.log(PERFT_BUDGET_S / seconds) / math.log(growth)
+                                        ) if growth > 1.0 else args.depth
+                raise HeurtuneError(
+                    f"perft {args.game} {args.depth} would take about {_duration(estimate)} at "
+                    f"this machine's speed ({counts[-1]:,} sequences at depth {depth} took "
+                    f"{seconds:.2f} s, x{growth:.0f} per ply); depth {reachable} is within "
+                    f"{PERFT_BUDGET_S / 60:.0f} minutes")
+            counts.append(interruptible(perft, kernel, args.depth, state))
+        print(counts[-1] if args.depth > 0 else 1)
         return 0
+
+
+def _duration(seconds: float) -> str:
+    """A long time in words (minutes to years)."""
+    for unit, size in (("years", 365 * 86400.0), ("days", 86400.0), ("hours", 3600.0)):
+        if seconds >= size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{seconds / 60:.0f} minutes"
 
 
 class Bench(Command):
@@ -64,8 +98,10 @@ class Bench(Command):
                                       ("leaf_order", args.leaf_order), ("tt_bits", args.tt_bits),
                                       ("candidates", args.candidates))
                     if v is not None}
-        result = bench(args.game, args.heuristic, args.depth, args.algorithm, args.positions,
-                       **settings)
+        from heurtune.match.foreground import interruptible
+
+        result = interruptible(bench, args.game, args.heuristic, args.depth, args.algorithm,
+                               args.positions, **settings)
         if args.json:
             print(json.dumps(result.to_dict()))
         else:

@@ -6,10 +6,18 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from heurtune.cli._common import ARTIFACTS_HELP, Command, elo_pair, pairs_arg, progress, warn
+from heurtune.cli._common import (
+    ARTIFACTS_HELP,
+    Command,
+    elo_pair,
+    jobs_value,
+    pairs_arg,
+    progress,
+    storage_option,
+    warn,
+)
 from heurtune.errors import HeurtuneError
 from heurtune.match import DEFAULT_MAX_PAIRS
-from heurtune.tuning.study.storage import DEFAULT_STORAGE
 from heurtune.tuning.studyfile import DEFAULT_PAIRS, DEFAULT_TOP, ConfirmOptions
 
 if TYPE_CHECKING:
@@ -51,7 +59,7 @@ class Confirm(Command):
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name")
-        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        storage_option(s)
         s.add_argument("--top", type=int, default=DEFAULT_TOP,
                        help=f"how many of the best trials (default {DEFAULT_TOP})")
         s.add_argument("--pairs", default=None, metavar="N",
@@ -65,7 +73,7 @@ class Confirm(Command):
                        help="fresh openings (default: study seed + 1)")
         s.add_argument("--opening-plies", type=int, default=None,
                        help="default: the study's (longer ones where it used up most openings)")
-        s.add_argument("--jobs", type=int, default=1, help="worker processes")
+        s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
 
     def run(self, args: argparse.Namespace) -> int:
         pairs = pairs_arg(args.pairs)
@@ -85,11 +93,11 @@ class Confirm(Command):
 
 class Export(Command):
     name = "export"
-    help = "write a study's confirmed (or best) trial as an engine configuration"
+    help = "write a study's confirmed winner as an engine configuration"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name")
-        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        storage_option(s)
         s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml, .json, "
                                                      ".py or .uci (with --pareto: the folder "
                                                      "STUDY-pareto there)")
@@ -99,6 +107,10 @@ class Export(Command):
                             "an engine that speaks the protocol. All carry the provenance")
         s.add_argument("--pareto", action="store_true",
                        help="a multi-objective study: write every engine of its Pareto front")
+        s.add_argument("--force", action="store_true",
+                       help="write the winner even when its confirmation did not find it "
+                            "better than the baseline (or the study is unconfirmed); the "
+                            "file says so")
         s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
 
     def run(self, args: argparse.Namespace) -> int:
@@ -118,24 +130,17 @@ class Export(Command):
         if args.out:
             check_writable(args.out)
         dashboard = Dashboard.open(args.storage, args.artifacts)
-        path, config = export_best(args.storage, args.study_name, args.out, args.format)
+        path, config = export_best(args.storage, args.study_name, args.out, args.format,
+                                   force=args.force)
         prov = config.provenance
         dashboard.exported(args.storage, args.study_name, path,
                            f"trial {prov['trial']}" if "trial" in prov
                            else f"answer {prov['answer']}")
-        confirmation = config.provenance.get("confirmation")
-        if confirmation is None:
-            what = ("the exported score is the best trial's on the tuning openings (optimistic)"
-                    if "trial" in prov else f"the exported weights are the study's "
-                    f"{prov['answer']} answer, which has played no games of its own")
-            warn(f"study {args.study_name!r} is unconfirmed: {what}; run "
-                 f"`heurtune confirm {args.study_name}` and export again")
-        else:
-            if confirmation.get("winner_is_baseline"):
-                warn("the confirmation's winner is the baseline: no candidate beat it on the "
-                     "fresh openings")
-            if "stale" in confirmation:
-                warn(f"{confirmation['stale']}; confirm again to include the newer trials")
+        if "unproven" in prov:
+            warn(f"written with --force: {prov['unproven']}")
+        confirmation = prov.get("confirmation")
+        if confirmation is not None and "stale" in confirmation:
+            warn(f"{confirmation['stale']}; confirm again to include the newer trials")
         print(f"wrote {path}")
         return 0
 
@@ -146,7 +151,7 @@ class Report(Command):
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name")
-        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        storage_option(s)
         s.add_argument("--out", default=None, help="default: studies/reports/STUDY.html")
 
     def run(self, args: argparse.Namespace) -> int:
@@ -163,7 +168,7 @@ class Trials(Command):
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name")
-        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        storage_option(s)
         s.add_argument("--csv", default=None, metavar="FILE",
                        help="write CSV instead of printing (- for standard output)")
 
@@ -197,7 +202,7 @@ class DashboardCommand(Command):
     help = "optuna-dashboard for a storage"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        storage_option(s)
         s.add_argument("--host", default="127.0.0.1")
         s.add_argument("--port", type=int, default=8080)
         s.add_argument("--writable", action="store_true",
@@ -216,7 +221,8 @@ class DashboardCommand(Command):
         if args.host not in LOOPBACK and not args.allow_remote:
             raise HeurtuneError(f"--host {args.host} exposes the dashboard beyond this machine; "
                                 "add --allow-remote to mean it (optuna-dashboard has no login)")
-        app, folder = dashboard_app(args.storage, args.artifacts, writable=args.writable)
+        app, folder = dashboard_app(args.storage, args.artifacts, writable=args.writable,
+                                    host=args.host, port=args.port)
 
         class _Quiet(WSGIRequestHandler):
             def log_message(self, *_args: Any) -> None:  # no line per request
@@ -230,7 +236,9 @@ class DashboardCommand(Command):
             warn(f"the dashboard on {args.host} has no authentication: anyone who reaches this "
                  "port can read the studies"
                  + (" and change or delete them" if args.writable else ""))
-        mode = "writable" if args.writable else "read-only (--writable allows notes and edits)"
+        mode = ("writable: studies can be changed and deleted from the browser; requests from "
+                "other sites are refused" if args.writable
+                else "read-only (--writable allows notes and edits)")
         shown = f" and the artifacts in {folder}" if folder is not None else ""
         print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}{shown}, "
               f"{mode} (Ctrl-C stops)", flush=True)

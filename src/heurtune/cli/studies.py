@@ -7,7 +7,14 @@ import json
 import sys
 from typing import Any
 
-from heurtune.cli._common import ARTIFACTS_HELP, Command, count, progress
+from heurtune.cli._common import (
+    ARTIFACTS_HELP,
+    Command,
+    count,
+    jobs_value,
+    progress,
+    storage_option,
+)
 from heurtune.tuning.planning import (
     CALIBRATION_PAIRS,
     DEFAULT_ELO,
@@ -15,7 +22,6 @@ from heurtune.tuning.planning import (
     DEFAULT_POINTS,
     SCREEN_PAIRS,
 )
-from heurtune.tuning.study.storage import DEFAULT_STORAGE
 from heurtune.tuning.studyfile import StudyFile
 
 
@@ -36,9 +42,9 @@ class Tune(Command):
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_file")
         s.add_argument("--trials", type=int, default=None, help="total finished trials to reach")
-        s.add_argument("--storage", default=DEFAULT_STORAGE)
+        storage_option(s)
         s.add_argument("--study-name", default=None)
-        s.add_argument("--jobs", type=int, default=None, help="worker processes per match")
+        s.add_argument("--jobs", type=jobs_value, default=None, help="worker processes per match")
         s.add_argument("--dry-run", action="store_true",
                        help="print the study's cost and resolution estimate only; "
                             "touch no storage")
@@ -115,7 +121,7 @@ def _fresh_openings_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--opening-plies", type=int, default=None, help="default: the study's")
     s.add_argument("--study-openings", action="store_true",
                    help="play the study's own tuning openings instead of fresh ones")
-    s.add_argument("--jobs", type=int, default=None,
+    s.add_argument("--jobs", type=jobs_value, default=None,
                    help="worker processes (default: the study's)")
 
 

@@ -33,7 +33,9 @@ def bench_positions(
     ``max_plies`` (a target that random games rarely reach alive moves down)."""
     rng = np.random.default_rng(seed)
     out: list[Any] = []
-    for target in (int(x) for x in np.linspace(0, max_plies, count)):
+    # one position: the middle one (the start position may need no search at all)
+    targets = np.linspace(0, max_plies, count) if count > 1 else [max_plies // 2]
+    for target in (int(x) for x in targets):
         state = None
         while state is None:
             for _ in range(100):
@@ -130,5 +132,8 @@ def bench(
             nodes += r.nodes
             last += r.last_iteration_nodes
         best = min(best, seconds)
+    if nodes == 0:
+        raise HeurtuneError(f"bench {game}: the {len(states)} positions needed no search "
+                            "(each had one candidate move): take more --positions")
     return BenchResult(game, heuristic, algorithm, depth, len(states), nodes, best, last,
                        {**table, "tt_bits": tt_bits})

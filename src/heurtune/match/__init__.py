@@ -24,6 +24,7 @@ from heurtune.match.runner import (
     PoolPair,
     PoolStats,
     SprtOutcome,
+    check_jobs,
     stats_of,
 )
 from heurtune.match.stats import MatchStats, Sprt, elo_text, pair_variance, paired_difference
@@ -43,6 +44,7 @@ __all__ = [
     "PoolPair",
     "PoolStats",
     "Sprt",
+    "check_jobs",
     "SprtOutcome",
     "check_match_options",
     "elo_text",

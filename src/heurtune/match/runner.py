@@ -8,9 +8,14 @@ result whatever ``jobs`` is and in whatever order the pairs finish.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import multiprocessing
+import os
 import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -21,6 +26,7 @@ from heurtune.engine.player import Engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.games.registry import GameEntry, restore_games, runtime_games
+from heurtune.match.foreground import compiling, interruptible, log
 from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import PairResult, play_pair
 from heurtune.match.stats import MatchStats, Sprt, pair_outcome
@@ -223,11 +229,87 @@ def _pair_task(
     return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed, keep_games)
 
 
-def _init_worker(games: tuple[GameEntry, ...] = ()) -> None:
+MAX_JOBS = 1024  # worker processes per match
+PR_SET_PDEATHSIG = 1  # prctl option, <linux/prctl.h>
+PARENT_POLL_S = 0.5  # how often the watchdog thread looks for its parent
+
+
+def _parent_death_signal(sig: int) -> bool:
+    """Ask Linux to send this process ``sig`` when its parent dies; False where
+    that cannot be had (another system, no libc, prctl refused)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)  # the interpreter's own symbols, libc's
+        return int(libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parent_gone(parent: int) -> bool:
+    """Whether the driver (process ``parent``) is gone: this process has another
+    parent now. Windows keeps the dead parent's pid: there, multiprocessing's
+    handle on the parent tells."""
+    if sys.platform == "win32":
+        proc = multiprocessing.parent_process()
+        return proc is not None and not proc.is_alive()
+    return os.getppid() != parent
+
+
+def _watch_parent(parent: int) -> None:
+    """Poll for the parent (a daemon thread's loop); once it is gone, leave at
+    once, without cleanup."""
+    while not _parent_gone(parent):
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
+
+
+def _die_with_parent(parent: int, pdeathsig: bool) -> None:
+    """End this worker when its driver (process ``parent``) dies, however it
+    dies: a driver killed by SIGKILL runs no cleanup, and its workers, blocked
+    on their task queue, would otherwise live on (and with them multiprocessing's
+    resource tracker, which exits once every holder of its pipe is gone).
+
+    On Linux (``pdeathsig``) the kernel sends SIGKILL when the parent dies;
+    the parent pid is then checked once, since the parent may have died before
+    prctl ran. Linux ties that signal to the parent *thread* that started the
+    process, so the driver asks for it only for workers started from its main
+    thread, which lives as long as the process (see :class:`_FromMainThread`).
+    Elsewhere (another system, workers started from another thread, prctl
+    failed), a daemon thread polls for the parent every :data:`PARENT_POLL_S`
+    seconds; it gets to run during a search, since the compiled searches
+    release the GIL."""
+    if pdeathsig and _parent_death_signal(signal.SIGKILL):
+        if os.getppid() != parent:
+            os._exit(1)
+        return
+    if _parent_gone(parent):
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="heurtune-parent-watch",
+                     daemon=True).start()
+
+
+class _FromMainThread:
+    """Pickles as whether it is pickled in the main thread: a worker's
+    ``pdeathsig``. The pool starts a worker (and pickles its initializer's
+    arguments) in whichever thread submits a task when no worker is idle, and
+    Linux's parent-death signal follows that thread, not the process: a worker
+    started from a thread that then ends would be killed with it."""
+
+    def __reduce__(self) -> tuple[type[bool], tuple[bool]]:
+        return bool, (threading.current_thread() is threading.main_thread(),)
+
+
+def _init_worker(games: tuple[GameEntry, ...] = (), parent: int | None = None,
+                 pdeathsig: bool | _FromMainThread = True) -> None:
     """Workers leave Ctrl-C to the driver, which stops them (no traceback from
-    each), and know the games the driver registered at run time (plugins
-    declared by entry points they find themselves)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    each), know the games the driver registered at run time (plugins declared
+    by entry points they find themselves), and die with the driver (process
+    ``parent``; see :func:`_die_with_parent`). ``pdeathsig`` arrives as a bool
+    (see :class:`_FromMainThread`)."""
+    if parent is not None:
+        _die_with_parent(parent, pdeathsig is True)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # after: tests take it for "ready"
     restore_games(games)
 
 
@@ -250,11 +332,20 @@ def warm_up(config: EngineConfig) -> None:
     key = (config.game, config.heuristic)
     if key in _WARM:
         return
-    _engine(config).warm_up()
+    engine = _engine(config)
+    with compiling(f"the {config.game} search with heuristic {config.heuristic!r}"):
+        interruptible(engine.warm_up)
     _WARM.add(key)
 
 
 # -- driver side ------------------------------------------------------------
+def check_jobs(jobs: int) -> int:
+    """``jobs``, worker processes per match, checked to lie in [1, :data:`MAX_JOBS`]."""
+    if not 1 <= jobs <= MAX_JOBS:
+        raise HeurtuneError(f"jobs must be in [1, {MAX_JOBS}], got {jobs}")
+    return jobs
+
+
 def _numbers(ops: Sequence[tuple[int, ...]], indices: Sequence[int] | None) -> list[int]:
     numbers = list(indices) if indices is not None else list(range(len(ops)))
     if len(numbers) != len(ops):
@@ -270,28 +361,39 @@ class MatchRunner:
     """
 
     def __init__(self, jobs: int = 1) -> None:
-        if jobs < 1:
-            raise HeurtuneError(f"jobs must be at least 1, got {jobs}")
+        check_jobs(jobs)
+        cpus = os.cpu_count() or 1
+        if jobs > 2 * cpus:
+            log.warning("%d match processes on %d CPUs: each pair takes longer, nothing "
+                        "is gained (--jobs %d is enough)", jobs, cpus, cpus)
         self.jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> MatchRunner:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close(stop=kind is not None)
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def close(self, stop: bool = False) -> None:
+        """Shut the worker processes down: let them finish their pairs, or, with
+        ``stop`` (Ctrl-C, SIGTERM, an error), kill them at once: a long search
+        would otherwise hold the command until it returns."""
+        if self._pool is None:
+            return
+        pool, self._pool = self._pool, None
+        if stop:
+            for proc in list(getattr(pool, "_processes", {}).values()):  # no public way
+                proc.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             ctx = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx,
-                                             initializer=_init_worker,
-                                             initargs=(runtime_games(),))
+            # the workers die with this process, even one killed by SIGKILL
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
+                initargs=(runtime_games(), os.getpid(), _FromMainThread()))
         return self._pool
 
     def iter_pairs(
@@ -334,10 +436,11 @@ class MatchRunner:
         for spec in specs:
             warm_up(spec.a)
             warm_up(spec.b)
-        if self.jobs == 1:
+        if self.jobs == 1:  # in this process, in a thread that Ctrl-C does not wait for
             for i, op in zip(numbers, ops, strict=True):
                 for k, spec in enumerate(specs):
-                    yield k, _pair_task(spec.a, spec.b, i, op, spec.seed, _keeps(keep_games, i))
+                    yield k, interruptible(_pair_task, spec.a, spec.b, i, op, spec.seed,
+                                           _keeps(keep_games, i))
             return
         pool = self._executor()
         # a few pairs per task: one round trip to a worker costs about as much as a

@@ -139,6 +139,9 @@ def _mle_with_mean(probs: Sequence[float], target: float) -> list[float]:
     return [p / (1.0 + x * ai) for p, ai in zip(probs, a, strict=False)]
 
 
+MAX_SPRT_ELO = 2000.0  # beyond it an expected score is 1 (or 0) within rounding
+
+
 @dataclass(frozen=True)
 class Sprt:
     """A pentanomial generalised SPRT (fishtest's): H0 says the first engine is
@@ -162,8 +165,14 @@ class Sprt:
     def __post_init__(self) -> None:
         from heurtune.errors import HeurtuneError
 
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
+            raise HeurtuneError(f"SPRT bounds must be finite, got {self.elo0:g}, {self.elo1:g}")
         if not self.elo0 < self.elo1:
             raise HeurtuneError(f"SPRT needs elo0 < elo1, got {self.elo0:g}, {self.elo1:g}")
+        if max(abs(self.elo0), abs(self.elo1)) > MAX_SPRT_ELO:
+            raise HeurtuneError(
+                f"SPRT bounds must lie within +-{MAX_SPRT_ELO:g} Elo (a few Elo to a few "
+                f"hundred is usual), got {self.elo0:g}, {self.elo1:g}")
         if not (0.0 < self.alpha < 0.5 and 0.0 < self.beta < 0.5):
             raise HeurtuneError("SPRT alpha and beta must be in (0, 0.5)")
         if self.model not in ("logistic", "normalized"):

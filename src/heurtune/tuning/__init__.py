@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         Verdict,
         load_study,
         open_storage,
+        storage_failure,
     )
     from heurtune.tuning.studyfile import ConfirmOptions, StudyFile, load_study_file
     from heurtune.tuning.views import Dashboard, trials_table, write_report
@@ -73,6 +74,7 @@ _FACE = {
     "load_study_file": "heurtune.tuning.studyfile",
     "needs_confirmation": "heurtune.tuning.after",
     "open_storage": "heurtune.tuning.study",
+    "storage_failure": "heurtune.tuning.study",
     "study_answers": "heurtune.tuning.after",
     "trials_table": "heurtune.tuning.views",
     "tune": "heurtune.tuning.run",
@@ -109,6 +111,7 @@ __all__ = [
     "load_study_file",
     "needs_confirmation",
     "open_storage",
+    "storage_failure",
     "study_answers",
     "trials_table",
     "tune",

@@ -50,7 +50,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
-from heurtune.match import MatchRunner, MatchSpec, PairResult, stats_of
+from heurtune.match import MatchRunner, MatchSpec, PairResult, check_jobs, stats_of
 from heurtune.tuning._experimental import experimental_ok
 from heurtune.tuning.after.answers import Answer, default_answer
 from heurtune.tuning.after.confirm import needs_confirmation
@@ -60,8 +60,10 @@ from heurtune.tuning.study import (
     FINISHED,
     best_match_trial,
     duel_seed,
+    is_baseline,
     open_storage,
     schema,
+    storage_failure,
     trial_score,
 )
 from heurtune.tuning.studyfile import ConfirmOptions, StudyFile
@@ -322,8 +324,7 @@ def tune(
     if target < 1:
         raise HeurtuneError(f"trials must be at least 1, got {target}")
     workers = jobs if jobs is not None else sf.jobs
-    if workers < 1:
-        raise HeurtuneError(f"jobs must be at least 1, got {workers}")
+    check_jobs(workers)
     openings = sf.match_spec().openings()  # validates the openings before storage is touched
     storage = open_storage(storage_url, create=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -337,30 +338,27 @@ def tune(
                                            "planned_pairs": sf.planned_pairs})
         with experimental_ok():
             study.set_metric_names([sf.objective_name, COST_NAME][:len(sf.objectives)])
-        if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
-            study.enqueue_trial(dict(sf.start_params),
-                                user_attrs={schema.START_FROM: sf.start_from})
-        else:
-            study.enqueue_trial(
-                {p.name: sf.base.params[p.name] for p in sf.space.searched},
-                user_attrs={schema.BASELINE: True},
-            )
+        _enqueue_baseline(study, sf)
         # last: other workers wait for the setup, so the baseline is trial 0 for them too
         study.set_user_attr(schema.SETUP, setup)
     else:
         stored = _wait_for_setup(study, stored)
         if stored is None:  # its creator died before setting it up: adopt it, enqueue nothing
             study.set_user_attr(schema.SETUP, setup)
-        elif stored != setup:
-            diff = sorted(k for k in set(stored) | set(setup) if stored.get(k) != setup.get(k))
-            raise HeurtuneError(
-                f"study {name!r} was created with a different setup ({', '.join(diff)} differ); "
-                "use another --study-name"
-            )
+        else:
+            # (studies stored before the space was part of the setup do not check it)
+            diff = sorted(k for k in set(stored) | set(setup) if stored.get(k) != setup.get(k)
+                          and not (k == "space" and k not in stored))
+            if diff:
+                raise HeurtuneError(
+                    f"study {name!r} was created with a different setup ({', '.join(diff)} "
+                    "differ); use another --study-name")
     # trials of workers that died (no heartbeat for the grace period): failed now,
     # and their retries enqueued, so that this run plays them
     with experimental_ok():
         optuna.storages.fail_stale_trials(study)
+    if not created and not _has_baseline(study):  # interrupted while it played: again
+        _enqueue_baseline(study, sf)
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
@@ -407,6 +405,23 @@ def tune(
         confirm=confirm,
         confirmed_already=confirmed_already,
     )
+
+
+def _enqueue_baseline(study: optuna.Study, sf: StudyFile) -> None:
+    """The first trial: the defaults (or the start_from engine's weights)."""
+    if sf.start_params:  # warm start from an earlier engine (e.g. a broad study's best)
+        study.enqueue_trial(dict(sf.start_params), user_attrs={schema.START_FROM: sf.start_from})
+    else:
+        study.enqueue_trial({p.name: sf.base.params[p.name] for p in sf.space.searched},
+                            user_attrs={schema.BASELINE: True})
+
+
+def _has_baseline(study: optuna.Study) -> bool:
+    """Whether the baseline has played, plays or waits to (not only failed: a run
+    interrupted during the baseline leaves it failed, and a resumed study plays
+    it again so that confirmation has its reference)."""
+    alive = (*FINISHED, TrialState.RUNNING, TrialState.WAITING)
+    return any(is_baseline(t) and t.state in alive for t in study.get_trials(deepcopy=False))
 
 
 def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Study, bool]:
@@ -484,12 +499,10 @@ class _as_heurtune_errors:
         if isinstance(exc, BrokenProcessPool):
             raise HeurtuneError("a match worker process died (out of memory?); the trial is "
                                 "marked failed and the same command resumes") from None
-        module = type(exc).__module__
-        if module.startswith(("sqlalchemy", "psycopg", "sqlite3")) or isinstance(
-                exc, optuna.exceptions.UpdateFinishedTrialError):
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise HeurtuneError(f"storage error: {first}; finished trials are stored and the "
-                                "same command resumes") from None
+        line = storage_failure(exc)
+        if line is not None or isinstance(exc, optuna.exceptions.UpdateFinishedTrialError):
+            raise HeurtuneError(f"{line or 'storage error: ' + str(exc)}; finished trials are "
+                                "stored and the same command resumes") from None
         return False
 
 

@@ -129,7 +129,7 @@ def test_figures_with_draws() -> None:
     pairs = [_pair(0, 1.0, 0.5), _pair(1, 0.5, 0.5), _pair(2, 0.0, 1.0), _pair(3, 0.0, 0.5),
              _pair(4, 1.0, 1.0, (12, 250)), _pair(5, 0.5, 0.0)]
     spec = MatchSpec(*(2 * [load_study_file(
-        ROOT / "studies" / "morris.toml").base]), pairs=6)
+        ROOT / "studies" / "quick" / "morris.toml").base]), pairs=6)
     check_figures(MatchResult(spec, pairs))
 
 
@@ -208,9 +208,13 @@ def test_calibrate_text_and_out(tmp_path, capsys) -> None:
     "extra,message",
     [
         (["--pairs", "0"], "--pairs must be at least 1"),
-        (["--elo", "0"], "--elo must be positive"),
+        (["--elo", "0"], "--elo (the Elo difference to resolve) must be in [0.5, 1000]"),
+        (["--elo", "1e-300"], "must be in [0.5, 1000], got 1e-300"),
+        (["--elo", "inf"], "must be in [0.5, 1000], got inf"),
+        (["--elo", "nan"], "must be in [0.5, 1000], got nan"),
+        (["--elo", "100000"], "must be in [0.5, 1000], got 100000"),
         (["--seed", "-1"], "seed must be in"),
-        (["--jobs", "0"], "jobs must be at least 1"),
+        (["--jobs", "0"], "jobs must be in [1, 1024]"),
         (["--out", "/etc/hostname/c.json"], "is not a directory"),
         (["--study-openings", "--pairs", "21"], "the study has 20 openings, fewer than 21"),
         (["--study-openings", "--opening-plies", "3"], "give no --opening-plies"),

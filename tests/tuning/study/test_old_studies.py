@@ -29,8 +29,13 @@ def test_the_old_trials_table_is_unchanged(tmp_path, capsys) -> None:
 
 def test_the_old_study_exports_the_same_engine(tmp_path, capsys) -> None:
     out = tmp_path / "again.toml"
-    code, _, _ = cli(capsys, "export", "iso", "--storage", _copy(tmp_path), "--out", str(out),
-                     "--artifacts", str(tmp_path / "art"))
+    # its confirmation (6 pairs) showed no gain over the baseline: refused, then forced
+    storage = _copy(tmp_path)
+    code, _, err = cli(capsys, "export", "iso", "--storage", storage, "--out", str(out),
+                       "--artifacts", str(tmp_path / "art"))
+    assert code == 2 and "found no gain" in err and not out.exists()
+    code, _, _ = cli(capsys, "export", "iso", "--storage", storage, "--out", str(out),
+                     "--artifacts", str(tmp_path / "art"), "--force")
     assert code == 0
     lines = [line for line in out.read_text().splitlines(keepends=True)
              if not line.startswith(("date", "heurtune_version", "# Play it:"))]

@@ -99,7 +99,7 @@ def test_every_export_adds_its_file(small_study, tmp_path, capsys) -> None:
     storage = f"sqlite:///{db}"
     out = tmp_path / "again.toml"
     before = len(get_all_artifact_meta(optuna.load_study(study_name="iso", storage=storage)))
-    assert cli(capsys, "export", "iso", "--storage", storage, "--out", str(out))[0] == 0
+    assert cli(capsys, "export", "iso", "--storage", storage, "--out", str(out), "--force")[0] == 0
     study = optuna.load_study(study_name="iso", storage=storage)
     after = get_all_artifact_meta(study)
     added = [m for m in after if m.filename == "again.toml"]

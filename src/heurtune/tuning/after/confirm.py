@@ -80,6 +80,11 @@ def _candidates(study: optuna.Study, base: EngineConfig, complete: Sequence[Froz
     if baseline is not None:
         out.append(Contender(f"baseline (trial {baseline.number})", dict(baseline.params),
                              baseline.number, baseline=True, tuning_score=trial_score(baseline)))
+    else:  # its trial failed (interrupted) or is still to run: played here all the same
+        enqueued = next((t for t in study.get_trials(deepcopy=False) if is_baseline(t)), None)
+        if enqueued is not None:
+            params = dict(enqueued.params or enqueued.system_attrs.get("fixed_params", {}))
+            out.append(Contender("baseline (unplayed)", params, None, baseline=True))
     unique: list[Contender] = []
     for c in out:  # a repeat of an earlier one is dropped, unless it is the baseline
         twin = next((u for u in unique if u.params == c.params), None)
@@ -182,9 +187,10 @@ def confirm_study(
             results.append({k: v for k, v in entry.items() if v is not None})
             tuning_text = "   -  " if cand.tuning_score is None else f"{cand.tuning_score:.3f}"
             on_line(f"{cand.label:<20} tuning {tuning_text}  fresh {stats.summary()}")
-        # the highest fresh score; on a tie the earlier candidate (trials by rank, then
-        # answers, the baseline last)
-        winner = max(results, key=lambda e: (e["score"], -results.index(e)))
+        # the highest fresh score; on a tie the baseline (a candidate must beat it),
+        # then the earlier candidate (trials by rank, then answers)
+        winner = max(results, key=lambda e: (e["score"], bool(e["baseline"]),
+                                             -results.index(e)))
         verdict: dict[str, Any] = {
             "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
             "opponent": (setup.raw.get("opponent_spec", opponent.label) if len(pool) == 1 else

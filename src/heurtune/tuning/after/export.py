@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,20 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     )
 
 
+def unproven(provenance: Mapping[str, Any], study_name: str) -> tuple[str, str] | None:
+    """Why an exported configuration is not shown better than its baseline, and
+    what to do about it (None when its confirmation found it better)."""
+    if not provenance.get("confirmed"):
+        return (f"study {study_name!r} is unconfirmed: its winner was picked on the games "
+                "that scored it", f"run `heurtune confirm {study_name}` (fresh openings) first")
+    why = provenance["confirmation"].get("no_gain")
+    if why is None:
+        return None
+    return (f"study {study_name!r}: its confirmation found no gain ({why})",
+            f"tune further (more trials or pairs) or confirm with more pairs "
+            f"(`heurtune confirm {study_name} --pairs 200`)")
+
+
 def _confirmation_block(verdict: Verdict, completed: int) -> dict[str, Any]:
     """What an exported file says of the confirmation: the winner's fresh figures,
     its paired difference from the baseline and the SPRT, if one was run."""
@@ -140,6 +155,9 @@ def _confirmation_block(verdict: Verdict, completed: int) -> dict[str, Any]:
         block["sprt"] = {k: sprt[k] for k in ("elo0", "elo1", "alpha", "beta", "llr", "bounds",
                                               "pairs", "seed", "score", "score_ci")}
         block["sprt"]["verdict"] = sprt["verdict"] or "none (stopped at the pair cap)"
+    why = verdict.no_gain()
+    if why is not None:
+        block["no_gain"] = why
     if completed != raw["completed_trials"]:
         block["stale"] = (f"confirmed when the study had {raw['completed_trials']} completed "
                           f"trials; it has {completed} now")
@@ -209,12 +227,24 @@ def default_export_path(study_name: str, fmt: str = "toml") -> Path:
 
 
 def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] | None,
-                fmt: str = "toml") -> tuple[Path, EngineConfig]:
-    """Write the study's confirmed (or best) trial in format ``fmt`` (toml, json,
-    python, uci); return the path and the configuration."""
+                fmt: str = "toml", force: bool = False) -> tuple[Path, EngineConfig]:
+    """Write the study's confirmed winner in format ``fmt`` (toml, json, python,
+    uci); return the path and the configuration.
+
+    Only a winner that the study's confirmation found better than the baseline
+    is written: an unconfirmed study, or a confirmation whose winner is the
+    baseline or not better than it for sure, is an error that says what to do.
+    ``force`` writes it anyway, with the reason in its provenance."""
     if fmt not in FORMATS:
         raise HeurtuneError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
     config = best_config(storage_url, study_name)
+    found = unproven(config.provenance, study_name)
+    if found is not None:
+        reason, advice = found
+        if not force:
+            raise HeurtuneError(f"{reason}; nothing exported: {advice}, or write it anyway "
+                                "with --force")
+        config = replace(config, provenance={**config.provenance, "unproven": reason})
     path = Path(out) if out else default_export_path(study_name, fmt)
     header = f"# heurtune engine configuration exported from study {study_name!r}.\n"
     if fmt == "toml":

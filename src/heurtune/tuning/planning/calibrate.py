@@ -106,12 +106,23 @@ def _score_changes(score: float, elo: float) -> tuple[float, float]:
     return up, down
 
 
+ELO_RANGE = (0.5, 1000.0)  # differences a plan can resolve: finer takes millions of pairs
+
+
+def check_elo(elo: float) -> float:
+    """``elo``, the Elo difference to resolve, checked to lie in :data:`ELO_RANGE`."""
+    low, high = ELO_RANGE
+    if not (math.isfinite(elo) and low <= elo <= high):
+        raise HeurtuneError(f"--elo (the Elo difference to resolve) must be in [{low:g}, "
+                            f"{high:g}], got {elo:g}")
+    return elo
+
+
 def pairs_needed(variance: float, elo: float, score: float = 0.5,
                  confidence: float = CONFIDENCE) -> int:
     """Pairs whose ``confidence`` interval (normal approximation) is no wider than
     ``elo`` Elo on either side of ``score``: ``ceil((z / delta)^2 * variance)``."""
-    if not elo > 0:
-        raise HeurtuneError(f"the Elo difference to resolve must be positive, got {elo:g}")
+    check_elo(elo)
     delta = min(_score_changes(score, elo))
     return max(1, math.ceil((z_value(confidence) / delta) ** 2 * variance))
 
@@ -324,13 +335,12 @@ def calibrate(
     on_pair=, openings=)`` (tests and simulations pass one that plays no games);
     default a runner of ``jobs`` workers (default the study's). The result is the
     same for every ``jobs``."""
+    check_elo(elo)  # before any game
     if runner is None:
         with MatchRunner(jobs if jobs is not None else sf.jobs) as own:
             return calibrate(sf, pairs=pairs, seed=seed, opening_plies=opening_plies,
                              study_openings=study_openings, elo=elo, runner=own,
                              on_pair=on_pair)
-    if not elo > 0:
-        raise HeurtuneError(f"--elo must be positive, got {elo:g}")
     base = baseline(sf)
     if same_engine(base, sf.opponent):
         raise HeurtuneError(f"{sf.path}: the baseline is the opponent {sf.opponent.label}: every "

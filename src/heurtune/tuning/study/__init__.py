@@ -8,6 +8,7 @@ from heurtune.tuning.study.storage import (
     load_study,
     open_storage,
     sqlite_path,
+    storage_failure,
     study_names,
 )
 from heurtune.tuning.study.trials import (
@@ -40,6 +41,7 @@ __all__ = [
     "load_tuned_study",
     "match_trials",
     "open_storage",
+    "storage_failure",
     "schema",
     "sqlite_path",
     "study_names",

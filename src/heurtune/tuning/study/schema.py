@@ -273,6 +273,22 @@ class Verdict:
         lo, hi = d["difference_ci"]
         return float(d["difference"]), float(lo), float(hi)
 
+    def no_gain(self) -> str | None:
+        """Why this confirmation did not find its winner better than the baseline
+        (None: it did: the lower end of their paired difference's interval is
+        above 0). Export writes only a winner found better."""
+        label = self.raw.get("winner_label", "the winner")
+        if self.winner_is_baseline:
+            return "no candidate scored above the baseline on the fresh openings"
+        diff = self.vs_baseline
+        if diff is None:
+            return f"it played no baseline to compare {label} with"
+        d, lo, hi = diff
+        if lo > 0.0:
+            return None
+        return (f"{label} is not better than the baseline for sure: {d:+.3f} "
+                f"[{lo:+.3f}, {hi:+.3f}] (paired, {self.pairs} fresh pairs)")
+
     @property
     def sprt(self) -> Mapping[str, Any] | None:
         """The winner's SPRT (bounds, verdict, pairs, its match figures), if run."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -114,6 +115,10 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     and Optuna's tables are not created. ``memory:NAME`` is a storage inside this
     process (nothing is kept when it ends), for experiments and tests.
     """
+    if url.rstrip("/") in ("sqlite:", "sqlite:/", "sqlite://") or url in (
+            "sqlite:///", "sqlite:///:memory:", "sqlite://:memory:"):
+        raise HeurtuneError(f"storage {url!r} is a database in memory that vanishes when the "
+                            "command ends: give a file, e.g. sqlite:///studies/heurtune.db")
     if url.startswith(MEMORY_PREFIX):
         if url not in _MEMORY:
             if not create:
@@ -166,6 +171,33 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise HeurtuneError(f"cannot open storage {url!r}: {first}") from None
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+_DATABASE_MODULES = ("sqlalchemy", "sqlite3", "psycopg")
+_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """A failure of the storage or the disk (a full disk, a refused or dropped
+    connection, a locked database), from anywhere in ``exc``'s chain of causes,
+    as one line naming the database's own message; None when the chain holds
+    none (Optuna wraps the driver's error, sometimes twice: its own wording,
+    "exceeding max length", guesses wrong, so the driver's is used)."""
+    seen: list[BaseException] = []
+    e: BaseException | None = exc
+    while e is not None and e not in seen:
+        seen.append(e)
+        e = e.__cause__ or e.__context__
+    for e in reversed(seen):  # the deepest, the driver's own, first
+        if isinstance(e, OSError) and e.errno in _DISK_ERRNOS:
+            return f"cannot write: {e.strerror} ({e.filename or 'disk'})"
+        if type(e).__module__.startswith(_DATABASE_MODULES):
+            text = str(getattr(e, "orig", None) or e).strip()
+            first = text.splitlines()[0] if text else type(e).__name__
+            return f"storage error: {first}"
+    if any(isinstance(e, optuna.exceptions.StorageInternalError) for e in seen):
+        return "storage error: the database refused a write"
+    return None
 
 
 def study_names(storage: RDBStorage) -> list[str]:

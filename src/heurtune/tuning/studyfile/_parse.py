@@ -12,7 +12,7 @@ from typing import Any
 from heurtune.engine import MAX_PLY, EngineConfig, ProcessSpec, SearchSettings, resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
-from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX
+from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX, check_jobs
 from heurtune.match.openings import opening_classes
 from heurtune.tomlio import read_toml
 from heurtune.tuning.samplers.registry import SamplerSpec, check_space
@@ -108,6 +108,10 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         space = base.heuristic_obj.space.narrowed(_table(data, "params", where))
     except HeurtuneError as exc:
         raise HeurtuneError(f"{where}: {exc}") from None
+    if not space.searched:
+        raise HeurtuneError(f"{where}: [params] pins every parameter of heuristic "
+                            f"{heuristic!r}: there is nothing to tune (leave one free; "
+                            "`heurtune match` measures an engine as it is)")
     base = base.with_params(space.defaults())
     pool = _pool(study, path, w, game, base)
     budget = _typed(study.get("budget", "nodes"), str, f"{w}: budget")
@@ -144,6 +148,10 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
                             ("opening_plies", plies, 0)):
         if value < low:
             raise HeurtuneError(f"{w}: {key} must be at least {low}, got {value}")
+    try:
+        check_jobs(jobs)
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{w}: {exc}") from None
     if every_class:  # one opening of every symmetry class, each trial all of them
         if plies > 64:
             raise HeurtuneError(f"{w}: opening_plies must be at most 64, got {plies}")

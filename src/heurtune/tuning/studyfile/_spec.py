@@ -58,7 +58,7 @@ from typing import Any
 
 from heurtune.engine import EngineConfig, ParamSpace
 from heurtune.errors import HeurtuneError
-from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX, MatchSpec, Sprt
+from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX, MatchSpec, Sprt, check_jobs
 from heurtune.tuning.samplers.registry import SamplerSpec
 
 # what ``export`` writes for an unconfirmed study (confirm plays all of them):
@@ -147,8 +147,7 @@ class ConfirmOptions:
             raise HeurtuneError(f"confirm: pairs must be at least 1, got {self.pairs}")
         if self.max_pairs < 1:
             raise HeurtuneError(f"confirm: max_pairs must be at least 1, got {self.max_pairs}")
-        if self.jobs < 1:
-            raise HeurtuneError(f"jobs must be at least 1, got {self.jobs}")
+        check_jobs(self.jobs)
         if self.seed is not None and not 0 <= self.seed <= SEED_MAX:
             raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {self.seed}")
         if self.sprt is not None:
@@ -247,6 +246,9 @@ class StudyFile:
             "pairs": self.pairs,
             "seed": self.seed,
             "opening_plies": self.opening_plies,
+            # what is searched, within which bounds (a resumed study must search the same)
+            "space": [{k: v for k, v in row.items() if k != "help"}
+                      for row in self.space.describe()],
             # absent from the studies recorded before the option existed
             **({"sampler_seeding": self.sampler_seeding}
                if self.sampler_seeding != "per-study" else {}),
