@@ -182,6 +182,10 @@ def play_match(
         result, outcome = play.run_sprt(plan.spec, plan.sprt, openings=plan.openings,
                                         keep_games=keep_games, on_pair=on_pair)
         return MatchOutcome(plan, result, outcome)
+    except BaseException:  # Ctrl-C, SIGTERM, an error: the workers are killed, not awaited
+        if own:
+            play.close(stop=True)
+        raise
     finally:
         if own:
             play.close()

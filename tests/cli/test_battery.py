@@ -1,0 +1,313 @@
+"""The fault battery's cases (issue 20), one regression test each: every bad input
+is one line and exit 2 with stored data unchanged, no long search holds Ctrl-C or
+SIGTERM, and no first run is silent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+
+from heurtune.tuning import storage_failure
+from heurtune.tuning.study import Verdict
+from tests.helpers import ROOT, SMALL_STUDY, digest
+from tests.helpers import cli as _cli
+
+HEURTUNE = [sys.executable, "-m", "heurtune"]
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``heurtune ARGV`` (argparse's own errors exit by SystemExit)."""
+    try:
+        return _cli(capsys, *argv)
+    except SystemExit as exc:
+        out, err = capsys.readouterr()
+        return int(exc.code or 0), out, err
+
+
+def _one_line_error(code: int, err: str, message: str) -> None:
+    assert code == 2, err
+    assert err.startswith("heurtune: error: ") and err.count("\n") == 1, err
+    assert message in err, err
+
+
+# -- tracebacks that were ------------------------------------------------------
+@pytest.mark.parametrize("bounds", ["0,1e9", "0,10000", "-3000,0", "0,inf"])
+def test_sprt_bounds_beyond_any_score_are_refused(capsys, bounds) -> None:
+    code, out, err = cli(capsys, "match", "morris:seed", "morris:seed", f"--sprt={bounds}")
+    _one_line_error(code, err, "bounds must ")
+    assert out == ""
+
+
+def test_confirm_refuses_hopeless_sprt_bounds_before_playing(small_study, tmp_path,
+                                                              capsys) -> None:
+    db = tmp_path / "h.db"
+    db.write_bytes(small_study.db.read_bytes())
+    before = digest(db)
+    start = time.monotonic()
+    code, out, err = cli(capsys, "confirm", "iso", "--storage", f"sqlite:///{db}",
+                         "--sprt", "0,10000")
+    _one_line_error(code, err, "SPRT bounds must lie within +-2000 Elo")
+    assert out == "" and digest(db) == before and time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("url", ["sqlite:///", "sqlite:///:memory:", "sqlite://"])
+def test_a_database_in_memory_is_refused(tmp_path, capsys, url) -> None:
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY)
+    code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)
+    _one_line_error(code, err, "a database in memory that vanishes when the command ends")
+
+
+@pytest.mark.parametrize("command", [["tune", "STUDY"], ["trials", "iso"], ["export", "iso"],
+                                     ["confirm", "iso"], ["dashboard"]])
+def test_a_storage_inside_the_process_is_refused_on_the_command_line(tmp_path, capsys,
+                                                                     command) -> None:
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY)
+    argv = [str(tmp_path / "iso.toml") if a == "STUDY" else a for a in command]
+    code, _, err = cli(capsys, *argv, "--storage", "memory:x")
+    _one_line_error(code, err, "'memory:x' is a storage inside one process: nothing would be "
+                               "kept")
+
+
+def test_closed_standard_output_is_one_line() -> None:
+    proc = subprocess.run([*HEURTUNE, "list"], stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1), timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == "heurtune: error: standard output is closed\n"
+
+
+def test_a_full_disk_is_one_line_and_keeps_the_finished_trials(tmp_path, capsys,
+                                                               monkeypatch) -> None:
+    """SQLite says "database or disk is full"; Optuna wraps it twice (its own
+    wording guesses "exceeding max length") and then fails an assertion."""
+    import sqlalchemy.exc
+
+    from heurtune.tuning.study import storage as storage_module
+
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY.replace("[confirm]\ntop = 2\npairs = 4\n",
+                                                           ""))
+    calls = {"n": 0}
+    original = storage_module._SQLiteStorage.set_trial_state_values
+
+    def full_after_two_trials(self, trial_id, state, values=None):  # type: ignore[no-untyped-def]
+        if state.is_finished():
+            calls["n"] += 1
+            if calls["n"] > 2:
+                raise sqlalchemy.exc.OperationalError(
+                    "UPDATE trials", {}, sqlite3.OperationalError("database or disk is full"))
+        return original(self, trial_id, state, values)
+
+    monkeypatch.setattr(storage_module._SQLiteStorage, "set_trial_state_values",
+                        full_after_two_trials)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)
+    lines = [line for line in err.splitlines() if line.startswith("heurtune:")]
+    assert code == 2 and lines == [
+        "heurtune: error: storage error: database or disk is full; finished trials are "
+        "stored and the same command resumes"], err
+    assert "Traceback" not in err
+    monkeypatch.undo()
+    study = optuna.load_study(study_name="iso", storage=url)
+    assert [t.number for t in study.trials if t.state.is_finished()
+            and t.state != optuna.trial.TrialState.FAIL] == [0, 1]
+
+
+def test_storage_failure_finds_the_drivers_message_in_the_chain() -> None:
+    import sqlalchemy.exc
+
+    try:
+        try:
+            try:
+                raise sqlalchemy.exc.OperationalError(
+                    "INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+            except sqlalchemy.exc.OperationalError as exc:
+                raise optuna.exceptions.StorageInternalError(
+                    "An exception is raised during the commit. This typically happens due to "
+                    "invalid data in the commit, e.g. exceeding max length.") from exc
+        except optuna.exceptions.StorageInternalError:
+            raise AssertionError("Should not reach.") from None
+    except AssertionError as exc:
+        outer = exc
+    # `from None` hides the cause but keeps the context, which is what Optuna leaves
+    assert storage_failure(outer) == "storage error: database or disk is full"
+    assert storage_failure(OSError(28, "No space left on device", "h.db")) == (
+        "cannot write: No space left on device (h.db)")
+    assert storage_failure(ValueError("a bug")) is None
+
+
+# -- silent acceptances that were ----------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["match", "morris:seed", "morris:seed", "--pairs", "1", "--jobs", "100000"],
+    ["tune", "STUDY", "--jobs", "2000"],
+    ["confirm", "iso", "--jobs", "0"],
+])
+def test_jobs_beyond_reason_are_refused(tmp_path, capsys, argv) -> None:
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY)
+    argv = [str(tmp_path / "iso.toml") if a == "STUDY" else a for a in argv]
+    code, out, err = cli(capsys, *argv)
+    _one_line_error(code, err, "jobs must be in [1, 1024]")
+    assert out == "" and not (tmp_path / "studies").exists()
+
+
+def test_a_study_with_every_parameter_pinned_is_refused(tmp_path, capsys) -> None:
+    text = SMALL_STUDY.replace("own_start = { low = 0.0, high = 3.0 }\n"
+                               "opp_start = { low = 0.0, high = 3.0 }\n"
+                               "own_end = { low = 0.0, high = 3.0 }\n"
+                               "opp_end = { low = 0.0, high = 3.0 }\n",
+                               "own_start = 1.0\nopp_start = 1.0\nown_end = 1.0\n"
+                               "opp_end = 1.0\n")
+    names = ("own2", "opp2", "centrality", "distance", "region", "partition", "territory")
+    text = text.replace("[params]\n", "[params]\n" + "".join(f"{n} = 0.0\n" for n in names))
+    (tmp_path / "iso.toml").write_text(text)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)
+    _one_line_error(code, err, "pins every parameter of heuristic 'weighted': there is "
+                               "nothing to tune")
+    assert not (tmp_path / "h.db").exists()
+
+
+def test_resuming_with_another_search_space_is_refused(tmp_path, capsys) -> None:
+    text = SMALL_STUDY.replace("trials = 5", "trials = 1").replace("[confirm]\ntop = 2\n"
+                                                                   "pairs = 4\n", "")
+    (tmp_path / "iso.toml").write_text(text)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    assert cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)[0] == 0
+    before = digest(tmp_path / "h.db")
+    (tmp_path / "iso.toml").write_text(text.replace("own_start = { low = 0.0, high = 3.0 }",
+                                                    "own_start = { low = 0.0, high = 2.0 }"))
+    code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url,
+                       "--trials", "2")
+    _one_line_error(code, err, "was created with a different setup (space differ)")
+    assert digest(tmp_path / "h.db") == before
+
+
+def test_bench_with_one_position_searches(capsys) -> None:
+    code, out, err = cli(capsys, "bench", "gomoku", "--positions", "1", "--depth", "2")
+    assert code == 0, err
+    assert " 0 nodes" not in out and "= 0 nodes/s" not in out
+
+
+# -- faults --------------------------------------------------------------------
+def test_a_baseline_interrupted_is_played_again_on_resume(tmp_path, capsys,
+                                                          monkeypatch) -> None:
+    from heurtune.match import MatchRunner
+
+    text = SMALL_STUDY.replace("trials = 5", "trials = 2").replace("[confirm]\ntop = 2\n"
+                                                                   "pairs = 4\n", "")
+    (tmp_path / "iso.toml").write_text(text)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    original = MatchRunner.iter_pairs
+
+    def interrupted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        yield from ()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MatchRunner, "iter_pairs", interrupted)
+    code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)
+    assert code == 130 and "interrupted" in err
+    study = optuna.load_study(study_name="iso", storage=url)
+    assert [(t.number, t.state.name, t.user_attrs.get("baseline")) for t in study.trials] == [
+        (0, "FAIL", True)]
+    monkeypatch.setattr(MatchRunner, "iter_pairs", original)
+    code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)
+    assert code == 0, err
+    study = optuna.load_study(study_name="iso", storage=url)
+    played = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert played[0].user_attrs.get("baseline") is True and played[0].number == 1
+    assert played[0].params == study.trials[0].params
+
+
+@pytest.mark.parametrize("figures,reason", [
+    ({"winner_is_baseline": True}, "no candidate scored above the baseline"),
+    ({"winner_is_baseline": False}, "it played no baseline to compare trial 3 with"),
+    ({"winner_is_baseline": False,
+      "vs_baseline": {"difference": 0.0, "difference_ci": [-0.08, 0.08]}},
+     "trial 3 is not better than the baseline for sure: +0.000 [-0.080, +0.080]"),
+    ({"winner_is_baseline": False,
+      "vs_baseline": {"difference": 0.2, "difference_ci": [0.01, 0.39]}}, None),
+])
+def test_a_gain_is_the_paired_difference_above_zero(figures, reason) -> None:
+    verdict = Verdict({"winner_label": "trial 3", "pairs": 50, **figures})
+    found = verdict.no_gain()
+    assert found == reason if reason is None else reason in (found or "")
+
+
+# -- long searches: Ctrl-C and SIGTERM -----------------------------------------
+def _stops_within_a_second(argv: list[str], sig: int, tmp_path: Path,
+                           settle: float = 8.0) -> subprocess.CompletedProcess[str]:
+    """Start ``heurtune ARGV``, let it get deep into its search, send ``sig`` and
+    require it to end within a second or two (cached compiled code: a first run
+    compiles for longer than ``settle``, so the conftest warms the cache)."""
+    proc = subprocess.Popen([*HEURTUNE, *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    time.sleep(settle)
+    assert proc.poll() is None, proc.communicate()
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        out, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    took = time.monotonic() - sent
+    assert took < 2.5, f"{took:.1f} s after the signal"
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "terminated")])
+def test_a_deep_bench_stops_on_a_signal(tmp_path, sig, code, word) -> None:
+    done = _stops_within_a_second(["bench", "morris", "--depth", "40", "--positions", "2"],
+                                  sig, tmp_path)
+    assert done.returncode == code and done.stderr.strip().endswith(word), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_unbounded_engine_stops_on_ctrl_c_and_leaves_no_process(tmp_path, jobs) -> None:
+    (tmp_path / "deep.toml").write_text('game = "morris"\nheuristic = "seed"\n'
+                                        '[search]\nalgorithm = "alphabeta"\ndepth = 62\n')
+    done = _stops_within_a_second(["match", "deep.toml", "morris:seed", "--pairs", "2",
+                                   "--jobs", jobs], signal.SIGINT, tmp_path)
+    assert done.returncode == 130 and "interrupted" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_hopeless_perft_is_refused_with_its_estimate(capsys) -> None:
+    code, out, err = cli(capsys, "perft", "gomoku", "9")
+    _one_line_error(code, err, "perft gomoku 9 would take about ")
+    assert "years" in err and "is within 10 minutes" in err and out == ""
+
+
+def test_a_perft_that_ends_is_counted(capsys) -> None:
+    assert cli(capsys, "perft", "isolation", "2")[:2] == (0, "2352\n")
+
+
+def test_a_first_run_says_what_it_compiles(caplog) -> None:
+    from heurtune.match.foreground import compiling
+
+    with caplog.at_level("INFO", logger="heurtune"), compiling("the test search", after=0.05):
+        time.sleep(0.2)
+    assert [r.getMessage() for r in caplog.records] == [
+        "compiling the test search (first run on this machine only; cached afterwards) ...",
+        "compiled the test search in 0 s"]
+    caplog.clear()
+    with caplog.at_level("INFO", logger="heurtune"), compiling("the test search", after=5):
+        pass
+    assert caplog.records == []
+
+
+def test_quick_studies_exist_for_every_builtin_game() -> None:
+    from tests.helpers import builtin_games
+
+    quick = {p.stem for p in (ROOT / "studies" / "quick").glob("*.toml")}
+    assert set(builtin_games()) <= quick
