@@ -96,7 +96,7 @@ def test_a_full_disk_is_one_line_and_keeps_the_finished_trials(tmp_path, capsys,
     calls = {"n": 0}
     original = storage_module._SQLiteStorage.set_trial_state_values
 
-    def full_after_two_trials(self, trial_id, state, values=None):  # type: ignore[no-untyped-def]
+    def full_after_two_trials(self, trial_id, state, values=None):
         if state.is_finished():
             calls["n"] += 1
             if calls["n"] > 2:
@@ -205,7 +205,7 @@ def test_a_baseline_interrupted_is_played_again_on_resume(tmp_path, capsys,
     url = f"sqlite:///{tmp_path / 'h.db'}"
     original = MatchRunner.iter_pairs
 
-    def interrupted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def interrupted(self, *args, **kwargs):
         yield from ()
         raise KeyboardInterrupt
 

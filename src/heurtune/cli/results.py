@@ -33,12 +33,12 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
     from heurtune.tuning import confirm_study
     from heurtune.tuning.views import vs_baseline_text
 
-    bar = progress(None, f"confirm {study_name}")
     print(f"confirming study {study_name!r}: the {options.top} best trials, the study's other "
           f"answers and the baseline, "
           f"{options.pairs} fresh pairs each"
           + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
              if options.sprt else ""), flush=True)
+    bar = progress(None, f"confirm {study_name}")  # (after the header: the bar sits below)
     verdict = confirm_study(storage, study_name, options,
                             on_line=lambda line: bar.write(line, file=sys.stdout),
                             on_pair=lambda: bar.update(1))
@@ -49,8 +49,11 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
     print(f"winner: {winner.label}, "
           f"fresh score {winner.score:.3f} [{lo:.3f}, {hi:.3f}] over {winner.games} games"
           + vs_baseline_text(verdict))
+    no_gain = verdict.no_gain()
     print(f"stored in study {study_name!r} (user attribute 'confirmation'); "
-          f"`heurtune export {study_name}` writes the winner")
+          + (f"`heurtune export {study_name}` writes the winner" if no_gain is None else
+             f"no gain shown ({no_gain}): `heurtune export {study_name}` refuses it without "
+             "--force"))
 
 
 class Confirm(Command):
@@ -187,8 +190,8 @@ class Trials(Command):
             except OSError as exc:
                 raise HeurtuneError(f"cannot write {args.csv}: {exc}") from None
             print(f"wrote {len(df)} trials to {args.csv}")
-        else:
-            shown = df.copy()
+        else:  # every pair's score is the CSV's (a column as wide as the trial is long)
+            shown = df.drop(columns=["pair_scores"], errors="ignore")
             shown["score_ci"] = shown["score_ci"].map(
                 lambda v: f"[{v[0]:.3f}, {v[1]:.3f}]" if isinstance(v, list) and len(v) == 2
                 else v

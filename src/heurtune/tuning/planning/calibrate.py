@@ -292,7 +292,7 @@ def plan_from(record: dict[str, Any], *, pairs: int, trials: int, elo: float = D
 
 def calibration_path(sf: StudyFile) -> Path:
     """Where a study's calibration lives by default: beside the study file
-    (``studies/morris.toml`` -> ``studies/morris.calibration.json``)."""
+    (``studies/quick/morris.toml`` -> ``studies/quick/morris.calibration.json``)."""
     path = Path(sf.path)
     return path.with_name(path.stem + CALIBRATION_SUFFIX)
 

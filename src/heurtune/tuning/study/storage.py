@@ -168,8 +168,11 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
             if create and attempt < 29 and any(r in str(exc) for r in _CREATION_RACES):
                 time.sleep(0.1 + 0.05 * attempt)  # another worker is creating the tables
                 continue
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise HeurtuneError(f"cannot open storage {url!r}: {first}") from None
+            line = storage_failure(exc)
+            if line is None:  # a bad URL
+                line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+            raise HeurtuneError(f"cannot open storage {url!r}: "
+                                f"{line.removeprefix('storage error: ')}") from None
     raise AssertionError("unreachable")  # pragma: no cover
 
 

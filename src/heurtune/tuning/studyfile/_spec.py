@@ -2,7 +2,7 @@
 
 Study files: what to tune, against whom, with how much evidence per trial.
 
-Example (``studies/morris.toml``)::
+Example (``studies/quick/morris-seed.toml``)::
 
     [study]
     name = "morris"           # default study name in the storage
