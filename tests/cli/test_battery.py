@@ -147,6 +147,7 @@ def test_storage_failure_finds_the_drivers_message_in_the_chain() -> None:
     ["match", "morris:seed", "morris:seed", "--pairs", "1", "--jobs", "100000"],
     ["tune", "STUDY", "--jobs", "2000"],
     ["confirm", "iso", "--jobs", "0"],
+    ["calibrate", "STUDY", "--jobs", "0"],
 ])
 def test_jobs_beyond_reason_are_refused(tmp_path, capsys, argv) -> None:
     (tmp_path / "iso.toml").write_text(SMALL_STUDY)
@@ -168,8 +169,8 @@ def test_a_study_with_every_parameter_pinned_is_refused(tmp_path, capsys) -> Non
     (tmp_path / "iso.toml").write_text(text)
     url = f"sqlite:///{tmp_path / 'h.db'}"
     code, _, err = cli(capsys, "tune", str(tmp_path / "iso.toml"), "--storage", url)
-    _one_line_error(code, err, "pins every parameter of heuristic 'weighted': there is "
-                               "nothing to tune")
+    _one_line_error(code, err, "the study pins every parameter of heuristic 'weighted': "
+                               "there is nothing to tune")
     assert not (tmp_path / "h.db").exists()
 
 

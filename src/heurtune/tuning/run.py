@@ -325,6 +325,11 @@ def tune(
         raise HeurtuneError(f"trials must be at least 1, got {target}")
     workers = jobs if jobs is not None else sf.jobs
     check_jobs(workers)
+    if not sf.space.searched:  # every trial would play the same engine
+        what = ("pins every parameter of" if len(sf.space) else "has no parameter in")
+        raise HeurtuneError(f"{sf.path}: the study {what} heuristic {sf.base.heuristic!r}: "
+                            "there is nothing to tune (`heurtune match` measures an engine "
+                            "as it is)")
     openings = sf.match_spec().openings()  # validates the openings before storage is touched
     storage = open_storage(storage_url, create=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)

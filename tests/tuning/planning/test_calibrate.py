@@ -214,7 +214,6 @@ def test_calibrate_text_and_out(tmp_path, capsys) -> None:
         (["--elo", "nan"], "must be in [0.5, 1000], got nan"),
         (["--elo", "100000"], "must be in [0.5, 1000], got 100000"),
         (["--seed", "-1"], "seed must be in"),
-        (["--jobs", "0"], "jobs must be in [1, 1024]"),
         (["--out", "/etc/hostname/c.json"], "is not a directory"),
         (["--study-openings", "--pairs", "21"], "the study has 20 openings, fewer than 21"),
         (["--study-openings", "--opening-plies", "3"], "give no --opening-plies"),

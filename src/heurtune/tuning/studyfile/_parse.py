@@ -108,10 +108,6 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         space = base.heuristic_obj.space.narrowed(_table(data, "params", where))
     except HeurtuneError as exc:
         raise HeurtuneError(f"{where}: {exc}") from None
-    if not space.searched:
-        raise HeurtuneError(f"{where}: [params] pins every parameter of heuristic "
-                            f"{heuristic!r}: there is nothing to tune (leave one free; "
-                            "`heurtune match` measures an engine as it is)")
     base = base.with_params(space.defaults())
     pool = _pool(study, path, w, game, base)
     budget = _typed(study.get("budget", "nodes"), str, f"{w}: budget")
