@@ -35,7 +35,10 @@ own_start = 1.0
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
     """``heurtune ARGV``: its exit code, standard output and standard error."""
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's own errors
+        code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
 

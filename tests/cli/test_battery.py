@@ -17,19 +17,9 @@ import pytest
 
 from heurtune.tuning import storage_failure
 from heurtune.tuning.study import Verdict
-from tests.helpers import ROOT, SMALL_STUDY, digest
-from tests.helpers import cli as _cli
+from tests.helpers import ROOT, SMALL_STUDY, cli, digest
 
 HEURTUNE = [sys.executable, "-m", "heurtune"]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """``heurtune ARGV`` (argparse's own errors exit by SystemExit)."""
-    try:
-        return _cli(capsys, *argv)
-    except SystemExit as exc:
-        out, err = capsys.readouterr()
-        return int(exc.code or 0), out, err
 
 
 def _one_line_error(code: int, err: str, message: str) -> None:
@@ -244,8 +234,9 @@ def test_a_gain_is_the_paired_difference_above_zero(figures, reason) -> None:
 def _stops_within_a_second(argv: list[str], sig: int, tmp_path: Path,
                            settle: float = 8.0) -> subprocess.CompletedProcess[str]:
     """Start ``heurtune ARGV``, let it get deep into its search, send ``sig`` and
-    require it to end within a second or two (cached compiled code: a first run
-    compiles for longer than ``settle``, so the conftest warms the cache)."""
+    require it to end within a second or two (the searches these tests use are
+    compiled, and cached, by the tests that run before them; a first run of its
+    own would still be compiling after ``settle`` seconds)."""
     proc = subprocess.Popen([*HEURTUNE, *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     time.sleep(settle)

@@ -8,17 +8,11 @@ import sys
 
 import pytest
 
-from heurtune.cli import main
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.helpers import cli
 
 
 def test_perft_morris_4(capsys) -> None:
-    assert run(capsys, "perft", "morris", "4") == (0, "255024\n", "")
+    assert cli(capsys, "perft", "morris", "4") == (0, "255024\n", "")
 
 
 def test_console_script_perft() -> None:
@@ -30,7 +24,7 @@ def test_console_script_perft() -> None:
 
 
 def test_match_json(capsys) -> None:
-    code, out, _ = run(capsys, "match", "morris:seed-ab", "morris:seed", "--pairs", "2",
+    code, out, _ = cli(capsys, "match", "morris:seed-ab", "morris:seed", "--pairs", "2",
                        "--seed", "1", "--json")
     data = json.loads(out)
     assert code == 0 and data["games"] == 4
@@ -39,18 +33,18 @@ def test_match_json(capsys) -> None:
 
 
 def test_match_text(capsys) -> None:
-    code, out, _ = run(capsys, "match", "morris:ab", "morris:seed", "--pairs", "2")
+    code, out, _ = cli(capsys, "match", "morris:ab", "morris:seed", "--pairs", "2")
     assert code == 0 and "score" in out and "Elo" in out
 
 
 def test_bench_json(capsys) -> None:
-    code, out, _ = run(capsys, "bench", "morris", "--depth", "3", "--positions", "2", "--json")
+    code, out, _ = cli(capsys, "bench", "morris", "--depth", "3", "--positions", "2", "--json")
     data = json.loads(out)
     assert code == 0 and data["nodes"] > 0 and data["nodes_per_second"] > 0
 
 
 def test_list(capsys) -> None:
-    code, out, _ = run(capsys, "list")
+    code, out, _ = cli(capsys, "list")
     assert code == 0 and "possible_mills" in out and "morris:seed" in out
 
 
@@ -99,11 +93,7 @@ def test_list(capsys) -> None:
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message) -> None:
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse's own errors
-        code = exc.code
-    _, err = capsys.readouterr()
+    code, _, err = cli(capsys, *argv)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("heurtune: error: ")
     assert message in err

@@ -35,7 +35,7 @@ class Perft(Command):
         kernel = get_game(args.game)
         state = kernel.new_state(rules(args.rule))
         with compiling(f"the {args.game} perft"):
-            counts = [1, interruptible(perft, kernel, min(args.depth, 1), state)]
+            counts = [interruptible(perft, kernel, min(args.depth, 1), state)]
         # the shallower counts first, until one takes long enough to time: the
         # growth from depth to depth then says whether the count asked for ends
         depth, seconds = min(args.depth, 1), 0.0
@@ -56,7 +56,7 @@ class Perft(Command):
                     f"{seconds:.2f} s, x{growth:.0f} per ply); depth {reachable} is within "
                     f"{PERFT_BUDGET_S / 60:.0f} minutes")
             counts.append(interruptible(perft, kernel, args.depth, state))
-        print(counts[-1] if args.depth > 0 else 1)
+        print(counts[-1])
         return 0
 
 

@@ -115,8 +115,7 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     and Optuna's tables are not created. ``memory:NAME`` is a storage inside this
     process (nothing is kept when it ends), for experiments and tests.
     """
-    if url.rstrip("/") in ("sqlite:", "sqlite:/", "sqlite://") or url in (
-            "sqlite:///", "sqlite:///:memory:", "sqlite://:memory:"):
+    if url.startswith("sqlite:") and url.removeprefix("sqlite:").strip("/") in ("", ":memory:"):
         raise HeurtuneError(f"storage {url!r} is a database in memory that vanishes when the "
                             "command ends: give a file, e.g. sqlite:///studies/heurtune.db")
     if url.startswith(MEMORY_PREFIX):
