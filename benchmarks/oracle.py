@@ -17,10 +17,16 @@ how many Elo below the optimum each answer is.
 Per optimiser: the median (and quartiles) of that loss over the seeds at every
 checkpoint, the games until the median is within 1 Elo and within 0.5 Elo
 (interpolated between checkpoints in log games; null: not within the budget),
-and how often the answer is worse than the baseline. ``--json`` prints one
-object keyed by sampler name (``spsa``: the Autoselect configuration) with
-those figures for its best answer, and under ``default`` the configuration
-heurtune uses by default.
+and how often the answer is worse than the baseline. For every answer that
+states its gain over the baseline (``duels``, ``model``), its ``calibration``:
+how often the true gain lies within its model-based 95% interval (mean +- 1.96
+sd) and above its lower bound (mean - sd, the bound the answer maximises), the
+truth's mean z-score, and for ``duels`` the same of its measured interval
+(held-out duels; heurtune.tuning.samplers.duels), over the checkpoints of every
+seed where the answer is not the baseline itself (and again from a quarter of
+the budget on). ``--json`` prints one object keyed by sampler name (``spsa``:
+the Autoselect configuration) with those figures for its best answer, and under
+``default`` the configuration heurtune uses by default.
 
 ``--validate-spsa`` runs the SPSA sampler for the 376,868 games fishtest's
 simulator plans for 4 parameters and reports how often it ends within 0.5 Elo
@@ -59,6 +65,8 @@ from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
 DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses by default
 THRESHOLDS = (1.0, 0.5)
 WORSE = 1e-6  # Elo: an answer this much below the baseline counts as worse
+# what an answer states of its gain over the baseline (heurtune.tuning.after.answers)
+GAIN_KEYS = ("model_gain", "model_gain_sd", "measured_gain", "measured_gain_ci")
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,7 @@ CONFIGS = [
     Config("gp", "gp", 1000, 100_000),
 ]
 FULL_EXTRA = [
+    Config("duels-no-holdout", "duels", 16, 64_000, {"holdout_every": 0}),
     Config("duels-4", "duels", 4, 64_000),
     Config("duels-8", "duels", 8, 64_000),
     Config("duels-64", "duels", 64, 64_000),
@@ -120,13 +129,19 @@ def study_file(path: Path, case: str, cfg: Config, seed: int) -> Path:
     return path
 
 
-def run_one(case: str, cfg: Config, seed: int, tmp: Path) -> dict[str, list[float]]:
-    """Loss of every answer at every checkpoint, for one seed."""
+Run = tuple[dict[str, list[float]], dict[str, list[dict[str, Any]]]]
+
+
+def run_one(case: str, cfg: Config, seed: int, tmp: Path) -> Run:
+    """Loss of every answer at every checkpoint, for one seed; and for the answers
+    that state a gain over the baseline, that gain and the truth at every
+    checkpoint where the answer is not the baseline."""
     sf = load_study_file(study_file(tmp / f"{cfg.name}-{seed}.toml", case, cfg, seed))
     runner = OracleRunner(seed=seed)
     url = f"memory:{cfg.name}-{seed}-{time.monotonic_ns()}"
     marks = checkpoints(cfg.budget)
     records: list[dict[str, float]] = []  # per checkpoint: the loss of every answer
+    gains: dict[str, list[dict[str, Any]]] = {}
     state: dict[str, Any] = {"study": None}
     the_case = CASES[case]
 
@@ -137,15 +152,49 @@ def run_one(case: str, cfg: Config, seed: int, tmp: Path) -> dict[str, list[floa
         while len(records) < len(marks) and runner.games >= marks[len(records)]:
             # what the study knew within the checkpoint: the trials before this one
             known = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
-            records.append({a.name: loss(the_case, a.params)
-                            for a in study_answers(study, sf.base, known)})
+            answers = study_answers(study, sf.base, known)
+            records.append({a.name: loss(the_case, a.params) for a in answers})
+            for a in answers:
+                if "model_gain" in a.detail and not a.detail.get("is_baseline"):
+                    gains.setdefault(a.name, []).append(
+                        {"games": marks[len(records) - 1],
+                         "truth": the_case.start_elo - records[-1][a.name],
+                         **{k: a.detail[k] for k in GAIN_KEYS if k in a.detail}})
 
     tune(sf, storage_url=url, runner=runner, on_trial=on_trial,
          until=lambda _study: len(records) >= len(marks))
     # an answer not offered yet at a checkpoint: what export falls back to, the
     # best trial (the baseline before any trial finished)
     names = {n for r in records for n in r}
-    return {n: [r.get(n, r.get("best", the_case.start_elo)) for r in records] for n in names}
+    return ({n: [r.get(n, r.get("best", the_case.start_elo)) for r in records] for n in names},
+            gains)
+
+
+def calibration(points: list[dict[str, Any]], z: float) -> dict[str, Any]:
+    """How well an answer's stated gains cover the truth (see the module docstring)."""
+    model = [p for p in points if p["model_gain_sd"]]
+    measured = [p for p in points if p.get("measured_gain") is not None]
+    out: dict[str, Any] = {"checkpoints": len(points)}
+    if model:
+        out["model_covers_95"] = round(float(np.mean(
+            [abs(p["truth"] - p["model_gain"]) <= 1.96 * p["model_gain_sd"] for p in model])), 3)
+        out["model_lower_bound_holds"] = round(float(np.mean(
+            [p["model_gain"] - z * p["model_gain_sd"] <= p["truth"] for p in model])), 3)
+        out["model_mean_z"] = round(float(np.mean(
+            [(p["truth"] - p["model_gain"]) / p["model_gain_sd"] for p in model])), 2)
+        out["model_mean_gain"] = round(float(np.mean([p["model_gain"] for p in model])), 2)
+    out["mean_truth"] = round(float(np.mean([p["truth"] for p in points])), 2) if points else None
+    if any("measured_gain" in p for p in points):
+        out["measured_share"] = round(len(measured) / len(points), 3) if points else 0.0
+        if measured:
+            out["measured_covers_95"] = round(float(np.mean(
+                [p["measured_gain_ci"][0] <= p["truth"] <= p["measured_gain_ci"][1]
+                 for p in measured])), 3)
+            out["measured_lower_bound_holds"] = round(float(np.mean(
+                [p["measured_gain_ci"][0] <= p["truth"] for p in measured])), 3)
+            out["measured_median_width"] = round(float(np.median(
+                [p["measured_gain_ci"][1] - p["measured_gain_ci"][0] for p in measured])), 1)
+    return out
 
 
 def games_to(marks: list[int], median: np.ndarray, threshold: float) -> int | None:
@@ -160,9 +209,9 @@ def games_to(marks: list[int], median: np.ndarray, threshold: float) -> int | No
     return None
 
 
-def summarise(case: str, cfg: Config, runs: list[dict[str, list[float]]],
-              seconds: float) -> dict[str, Any]:
+def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[str, Any]:
     marks = checkpoints(cfg.budget)
+    runs = [r for r, _gains in both]
     start = CASES[case].start_elo
     names = sorted({n for r in runs for n in r})
     answers: dict[str, Any] = {}
@@ -179,6 +228,13 @@ def summarise(case: str, cfg: Config, runs: list[dict[str, list[float]]],
                                     for x in (curves > start + WORSE).mean(axis=0)],
             "median_never_worse": bool(np.all(median <= start + WORSE)),
         }
+        points = [p for _r, gains in both for p in gains.get(name, [])]
+        if points:
+            z = cfg.options.get("z", 1.0) if name == cfg.sampler else 1.0
+            late = cfg.budget // 4  # once the model has most of its data
+            answers[name]["calibration"] = {
+                **calibration(points, z),
+                f"from_{late}_games": calibration([p for p in points if p["games"] >= late], z)}
 
     def rank(name: str) -> tuple[float, float, float]:
         a = answers[name]
@@ -190,7 +246,9 @@ def summarise(case: str, cfg: Config, runs: list[dict[str, list[float]]],
             "budget": cfg.budget, "checkpoints": marks, "seeds": len(runs),
             "seconds": round(seconds, 1), "answer": best, **{k: answers[best][k] for k in (
                 "games_to_1_elo", "games_to_half_elo", "median_never_worse")},
-            "answers": answers}
+            "answers": answers,
+            **({"calibration": answers[best]["calibration"]}
+               if "calibration" in answers[best] else {})}
 
 
 def plot(case: str, results: dict[str, Any], path: str) -> None:
@@ -286,6 +344,8 @@ def main() -> int:
             print(f"{cfg.name:<18} answer {r['answer']:<9} 1 Elo: {r['games_to_1_elo']}  "
                   f"0.5 Elo: {r['games_to_half_elo']}  never worse: {r['median_never_worse']}  "
                   f"({r['seconds']:.0f} s)", file=sys.stderr)
+            if "calibration" in r:
+                print(f"{'':<18} its gain: {json.dumps(r['calibration'])}", file=sys.stderr)
     if args.plot:
         plot(args.case, results, args.plot)
     full = {"case": args.case, "seeds": args.seeds, "default": DEFAULT, "skipped": skipped,
@@ -295,7 +355,8 @@ def main() -> int:
     if args.json:
         out: dict[str, Any] = {name: {k: r[k] for k in ("games_to_1_elo", "games_to_half_elo",
                                                          "answer", "pairs_per_trial",
-                                                         "median_never_worse")}
+                                                         "median_never_worse", "calibration")
+                                      if k in r}
                                for name, r in results.items()}
         out["default"] = DEFAULT
         out["skipped"] = skipped

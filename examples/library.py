@@ -54,11 +54,15 @@ def main(folder: Path) -> None:
     print(f"tune: {summary.finished} finished trials, best trial {summary.best_number} "
           f"scored {summary.best_value:.3f}")
 
-    # its confirmation on fresh openings, and the winner as an engine file
-    verdict = confirm_study(storage, "example", ConfirmOptions(top=2, pairs=4))
-    print(f"confirm: winner {verdict.winner.label}, fresh score {verdict.winner.score:.3f} "
-          f"over {verdict.winner.games} games")
-    # export writes only a winner found better than the baseline on the fresh games;
+    # its confirmation: fresh openings pick the winner (the selection, optimistic),
+    # further fresh openings measure it against the baseline (the check)
+    verdict = confirm_study(storage, "example", ConfirmOptions(top=2, pairs=4, check_pairs=4))
+    evidence = verdict.evidence  # the check's figures (None: the baseline won)
+    measured = ("the baseline won the selection" if evidence is None else
+                f"score {evidence['score']:.3f} over {evidence['games']} further games")
+    print(f"confirm: winner {verdict.winner.label} (selection score {verdict.winner.score:.3f}, "
+          f"optimistic); {measured}")
+    # export writes only a winner found better than the baseline on the check's games;
     # 4 pairs rarely show that, so force=True writes it anyway, marked "unproven"
     no_gain = verdict.no_gain()
     written, config = export_best(storage, "example", folder / "example-tuned.toml",

@@ -73,7 +73,8 @@ def test_engines_take_their_games_defaults_unless_set() -> None:
 
 @pytest.mark.parametrize("bad", [
     {"table": "yes"}, {"tt_min_depth": -1}, {"tt_min_depth": 1.5}, {"leaf_order": True},
-    {"leaf_order": "sorted"}, {"tt_bits": 9}, {"tt_bits": 29},
+    {"leaf_order": "sorted"}, {"tt_bits": 9}, {"tt_bits": 29}, {"root_ties": "last"},
+    {"root_ties": True},
 ])
 def test_bad_settings_are_one_clear_error(bad: dict) -> None:
     with pytest.raises(HeurtuneError, match="search\\."):

@@ -29,6 +29,18 @@ def test_same_engine_scores_half_and_colours_swap() -> None:
     assert result.stats.score == 0.5
 
 
+def test_seed_ab_plays_the_seeds_games() -> None:
+    """Alpha-beta drawing among equal root moves as minimax does plays the seed's
+    moves: both colours of a pair play the same game. (A pair may still part ways
+    once the no-removal draw comes within the horizon: both tables are keyed on
+    the position without the counter, and keep what earlier moves stored.)"""
+    a, b = preset("morris:seed-ab"), preset("morris:seed")
+    with MatchRunner(1) as runner:
+        result = runner.run(MatchSpec(a, b, pairs=10, seed=11), keep_games=True)
+    same = sum(p.games[0].moves == p.games[1].moves for p in result.pairs)
+    assert same >= 8 and result.stats.score == 0.5
+
+
 def test_match_reproduces_whatever_the_number_of_jobs() -> None:
     a, b = preset("morris:ab"), preset("morris:seed")
     spec = MatchSpec(a, b, pairs=4, seed=11)

@@ -56,7 +56,12 @@ def test_tune_confirm_export(engine_dir: Path, capsys: Any) -> None:
     assert config["process"]["command"] == ["./isolation-engine"]
     lines = [ln for ln in formats["uci"].splitlines() if not ln.startswith("#")]
     assert lines == [f"setoption name {k} value {v!r}" for k, v in params.items()]
-    assert "# provenance.confirmation.score:" in formats["uci"]
+    # the confirmation's evidence travels as comments: the selection always, the
+    # check's score when a candidate beat the baseline
+    assert '# provenance.confirmation.method: "two-stage"' in formats["uci"]
+    assert "# provenance.confirmation.selection.candidate_scores:" in formats["uci"]
+    if not config["provenance"]["confirmation"]["winner_is_baseline"]:
+        assert "# provenance.confirmation.score:" in formats["uci"]
     module = ast.parse(formats["python"])
     consts = {n.targets[0].id: ast.literal_eval(n.value) for n in module.body  # type: ignore[attr-defined]
               if isinstance(n, ast.Assign)}

@@ -4,7 +4,8 @@
 plain Python, with the same move numbers, the same move order and the same
 ``improved`` heuristic. The two searches follow the same rules (root shuffle
 from the same seed, exact values to a fixed depth, the first best move in
-root order), so they must pick the same moves: a check of the tie-break
+root order or, with ``root_ties = "random"``, minimax's seeded draw among the
+tied moves), so they must pick the same moves: a check of the tie-break
 seeding and of the plain-Python alpha-beta and minimax.
 """
 
@@ -61,9 +62,12 @@ def test_xorshift_matches_the_compiled_generator() -> None:
         assert [int(rand(rng)) for _ in range(50)] == [mine.next() for _ in range(50)]
 
 
-@pytest.mark.parametrize("algorithm,depth", [("alphabeta", 4), ("minimax", 3), ("random", 1)])
-def test_same_moves_as_the_compiled_search(algorithm: str, depth: int) -> None:
-    search = {"algorithm": algorithm, "depth": depth}
+@pytest.mark.parametrize("algorithm,depth,ties", [
+    ("alphabeta", 4, "first"), ("alphabeta", 4, "random"), ("minimax", 3, "first"),
+    ("random", 1, "first"),
+])
+def test_same_moves_as_the_compiled_search(algorithm: str, depth: int, ties: str) -> None:
+    search = {"algorithm": algorithm, "depth": depth, "root_ties": ties}
     compiled = Engine(EngineConfig.from_dict(
         {"game": "isolation", "heuristic": "improved", "search": search}))
     plain = Engine(EngineConfig.from_dict(

@@ -89,6 +89,9 @@ class Bench(Command):
                        help="table of 2^N entries (default: the game's)")
         s.add_argument("--candidates", action=argparse.BooleanOptionalAction, default=None,
                        help="search the game's candidate moves only (default: the game's)")
+        s.add_argument("--root-ties", default=None, choices=["first", "random"],
+                       help="alpha-beta among equal root moves: the first in root order "
+                            "(default) or a seeded draw, as minimax makes")
         s.add_argument("--json", action="store_true")
 
     def run(self, args: argparse.Namespace) -> int:
@@ -96,7 +99,8 @@ class Bench(Command):
 
         settings = {k: v for k, v in (("table", args.table), ("tt_min_depth", args.tt_min_depth),
                                       ("leaf_order", args.leaf_order), ("tt_bits", args.tt_bits),
-                                      ("candidates", args.candidates))
+                                      ("candidates", args.candidates),
+                                      ("root_ties", args.root_ties))
                     if v is not None}
         from heurtune.match.foreground import interruptible
 

@@ -17,7 +17,6 @@ from heurtune.cli._common import (
     warn,
 )
 from heurtune.errors import HeurtuneError
-from heurtune.match import DEFAULT_MAX_PAIRS
 from heurtune.tuning.studyfile import DEFAULT_PAIRS, DEFAULT_TOP, ConfirmOptions
 
 if TYPE_CHECKING:
@@ -31,11 +30,13 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
     """Confirm a study, printing one line per candidate and the verdict (and
     putting it in the study's dashboard note)."""
     from heurtune.tuning import confirm_study
-    from heurtune.tuning.views import vs_baseline_text
+    from heurtune.tuning.views import verdict_text
 
+    second = (f", then the winner and the baseline on {options.check} further fresh pairs"
+              if options.method == "two-stage" else
+              ", the winner's interval adjusted for the comparisons (max-t)")
     print(f"confirming study {study_name!r}: the {options.top} best trials, the study's other "
-          f"answers and the baseline, "
-          f"{options.pairs} fresh pairs each"
+          f"answers and the baseline, {options.pairs} fresh pairs each (selection)" + second
           + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
              if options.sprt else ""), flush=True)
     bar = progress(None, f"confirm {study_name}")  # (after the header: the bar sits below)
@@ -44,11 +45,7 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
                             on_pair=lambda: bar.update(1))
     bar.close()
     dashboard.confirmed(storage, study_name)
-    winner = verdict.winner
-    lo, hi = winner.score_ci
-    print(f"winner: {winner.label}, "
-          f"fresh score {winner.score:.3f} [{lo:.3f}, {hi:.3f}] over {winner.games} games"
-          + vs_baseline_text(verdict))
+    print(verdict_text(verdict).replace("winner ", "winner: ", 1))
     no_gain = verdict.no_gain()
     print(f"stored in study {study_name!r} (user attribute 'confirmation'); "
           + (f"`heurtune export {study_name}` writes the winner" if no_gain is None else
@@ -66,12 +63,21 @@ class Confirm(Command):
         s.add_argument("--top", type=int, default=DEFAULT_TOP,
                        help=f"how many of the best trials (default {DEFAULT_TOP})")
         s.add_argument("--pairs", default=None, metavar="N",
-                       help=f"fresh opening pairs per candidate (default {DEFAULT_PAIRS})")
+                       help=f"fresh opening pairs per candidate, to pick the winner "
+                            f"(default {DEFAULT_PAIRS})")
+        s.add_argument("--check-pairs", type=int, default=None, metavar="N",
+                       help="then the winner and the baseline on N further fresh pairs, whose "
+                            "figures export reports (default: --pairs)")
+        s.add_argument("--max-t", action="store_true",
+                       help="instead of that check, no further games: the winner's paired "
+                            "difference from the baseline with a max-t (Dunnett) interval "
+                            "over the candidates, and no point score")
         s.add_argument("--sprt", default=None, metavar="ELO0,ELO1",
                        help="then an SPRT for the winner vs the opponent on further fresh "
                             "openings")
         s.add_argument("--max-pairs", type=int, default=None,
-                       help=f"the SPRT's cap (default {DEFAULT_MAX_PAIRS})")
+                       help="the SPRT's cap (default: derived from its bounds and the winner's "
+                            "measured pair variance, so that 95%% of such tests decide)")
         s.add_argument("--seed", type=int, default=None,
                        help="fresh openings (default: study seed + 1)")
         s.add_argument("--opening-plies", type=int, default=None,
@@ -85,9 +91,12 @@ class Confirm(Command):
         options = ConfirmOptions(
             top=args.top, pairs=int(pairs) if pairs is not None else DEFAULT_PAIRS,
             sprt=elo_pair(args.sprt) if args.sprt else None,
-            max_pairs=args.max_pairs if args.max_pairs is not None else DEFAULT_MAX_PAIRS,
+            max_pairs=args.max_pairs,
             seed=args.seed, jobs=args.jobs, opening_plies=args.opening_plies,
+            method="max-t" if args.max_t else "two-stage", check_pairs=args.check_pairs,
         )
+        if args.max_t and args.check_pairs is not None:
+            raise HeurtuneError("confirm: --max-t plays no check, so --check-pairs does not apply")
         from heurtune.tuning.views import Dashboard
 
         run_confirmation(args.storage, args.study_name, options, Dashboard())

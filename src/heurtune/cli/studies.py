@@ -56,7 +56,7 @@ class Tune(Command):
         from heurtune.cli.results import run_confirmation
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.studyfile import check_study_name
-        from heurtune.tuning.views import params_text
+        from heurtune.tuning.views import gain_text, params_text
 
         sf = load_study_file(args.study_file)
         dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
@@ -102,10 +102,9 @@ class Tune(Command):
         )
         found = summary.answer  # what export writes unconfirmed (a duel sampler's, the model's)
         if found is not None:
-            gain = found.detail.get("gain")
+            gain = gain_text(found.detail)
             print(f"{found.label}: {params_text(found.params)}"
-                  + (f" (model: {gain:+.1f} +- {found.detail['gain_sd']:.1f} Elo over the "
-                     "baseline)" if gain is not None else ""))
+                  + (f" (gain over the baseline: {gain})" if gain else ""))
         if summary.confirm is not None:
             run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard)
         elif summary.confirmed_already:

@@ -94,7 +94,8 @@ def bench(
 ) -> BenchResult:
     """Search every bench position to ``depth`` with an empty table (the engines'
     default size); time only the searches. ``settings`` override the game's
-    table settings (``table``, ``tt_min_depth``, ``leaf_order``, ``tt_bits``). The node count
+    table settings (``table``, ``tt_min_depth``, ``leaf_order``, ``tt_bits``,
+    ``candidates``) and set ``root_ties`` (default ``first``). The node count
     is the same on every pass; the time is the fastest of ``repeat`` passes, the
     usual way to read through the noise of a shared machine."""
     defaults = bench_defaults(game)
@@ -109,6 +110,7 @@ def bench(
     # checked like an engine file's [search], unset ones from the game's defaults
     resolved = SearchSettings.from_dict(settings).resolved(game)
     table = {k: getattr(resolved, k) for k in TABLE_SETTINGS if k != "tt_bits"}
+    table["root_ties"] = resolved.root_ties
     tt_bits = int(resolved.tt_bits)  # type: ignore[arg-type]
     searcher: Any  # Searcher (params: an array) or PySearcher (params: by name)
     params: Any

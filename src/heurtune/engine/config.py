@@ -20,6 +20,7 @@ configuration file looks like::
     # tt_min_depth = 0        # probe it only with this many plies left
     # leaf_order = "full"     # leaf parents' move order: full | killers | none
     # candidates = false      # search the game's candidate moves only (default: the game's)
+    # root_ties = "first"     # alpha-beta among equal root moves: first | random
 
     [rules]                   # optional game rule options
     flying = true
@@ -49,7 +50,7 @@ from typing import Any
 from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
 from heurtune.engine.params import Value
 from heurtune.engine.process import ProcessSpec, process_heuristic
-from heurtune.engine.search import ALGORITHMS, LEAF_ORDERS, MAX_PLY
+from heurtune.engine.search import ALGORITHMS, LEAF_ORDERS, MAX_PLY, ROOT_TIES
 from heurtune.errors import HeurtuneError
 from heurtune.games import game_names, get_game
 from heurtune.tomlio import read_toml, write_toml
@@ -112,6 +113,13 @@ class SearchSettings:
     the search visits only the game's candidate moves (its ``gen_candidates``
     hook: Gomoku's wins, forced blocks and points near stones). Minimax always
     keeps its memo.
+
+    ``root_ties`` says which of the root moves of equal value alpha-beta plays:
+    ``first``, the first in its root order (iterative deepening puts the
+    previous iteration's best move first: the search as it always was), or
+    ``random``, a seeded draw among all of them, the draw minimax makes (the
+    root then searches equal moves to their exact value, which costs nodes).
+    Minimax always draws; the random mover has no ties.
     """
 
     algorithm: str = "alphabeta"
@@ -123,6 +131,7 @@ class SearchSettings:
     tt_min_depth: int | None = None
     leaf_order: str | None = None
     candidates: bool | None = None
+    root_ties: str = "first"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:
@@ -151,6 +160,8 @@ class SearchSettings:
             leaf_order=None if leaf_order is None else _choice("search", "leaf_order", leaf_order,
                                                                LEAF_ORDERS),
             candidates=None if candidates is None else _bool("search", "candidates", candidates),
+            root_ties=_choice("search", "root_ties", data.get("root_ties", cls.root_ties),
+                              ROOT_TIES),
         )
 
     def resolved(self, game: str) -> SearchSettings:
@@ -163,7 +174,12 @@ class SearchSettings:
         return {k: v for k, v in self.to_dict().items() if k != "tt_bits"}
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings as a file holds them: unset ones left out, and ``root_ties``
+        only when it is not ``first`` (so files and stored study setups written
+        before the setting existed read back equal)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
+        if out["root_ties"] == "first":
+            del out["root_ties"]
         return {k: v for k, v in out.items() if v is not None}
 
 

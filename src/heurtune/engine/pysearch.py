@@ -12,9 +12,10 @@ whichever way its game is written:
 * the same limits: depth, a node budget and a time limit, both applied once
   the first iteration has produced a move;
 * the same tie-breaks: the root moves are shuffled by the same xorshift64*
-  generator from the same seed (so a game written both ways, searched with
-  the same heuristic to the same depth, picks the same moves:
-  ``tests/engine/test_pysearch.py``);
+  generator from the same seed, and alpha-beta's ``root_ties`` plays the first
+  of equal moves in its root order or draws among them as minimax does (so a
+  game written both ways, searched with the same heuristic to the same depth,
+  picks the same moves: ``tests/plugins/test_pysearch.py``);
 * the same scores: decided games ``±(WIN_SCORE - ply)``, draws 0, leaves
   scored for the root player and negated where the other side moves.
 
@@ -29,13 +30,22 @@ Python's per-process string hashes).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from heurtune.engine.heuristic import Heuristic
 from heurtune.engine.params import Value
-from heurtune.engine.search import ALGORITHMS, INF, MATE_ZONE, MAX_PLY, WIN_SCORE, SearchResult
+from heurtune.engine.search import (
+    ALGORITHMS,
+    INF,
+    MATE_ZONE,
+    MAX_PLY,
+    ROOT_TIES,
+    WIN_SCORE,
+    SearchResult,
+)
 from heurtune.games.base import ONGOING
 from heurtune.games.python import PyState, PythonKernel, has_undo
 
@@ -124,12 +134,16 @@ class PySearcher:
         tt_min_depth: int = 0,
         leaf_order: str = "full",
         candidates: bool = False,
+        root_ties: str = "first",
     ) -> SearchResult:
         """Search ``state`` (left unchanged) and return the chosen move (the
         keyword arguments are the compiled search's; ``leaf_order`` and
         ``candidates`` have no plain-Python counterpart and are accepted as is)."""
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r}")
+        if root_ties not in ROOT_TIES:
+            raise ValueError(f"unknown root_ties {root_ties!r}")
+        self.exact_ties = root_ties == "random"
         depth = max(1, min(int(depth), MAX_PLY - 2))
         game = self.game
         root_state = game.copy(state.state)  # the caller's state is never touched
@@ -174,17 +188,23 @@ class PySearcher:
             ties = [m for m, v in zip(root, values, strict=True) if v == best]
             return ties[rng.next() % len(ties)], best, max_depth, n, self.nodes
         best_move, best_value, reached, last = root[0], 0.0, 0, 0
+        seeded = list(root)
+        tied: set[int] = set()  # root_ties = random: the last iteration's best moves
         for depth in range(1, max_depth + 1):
             alpha = best = -INF
             bi = 0
             n0 = self.nodes
+            values = []
             try:
                 for i, m in enumerate(root):
+                    # exact ties: the window opens just below the best so far
+                    low = math.nextafter(alpha, -INF) if self.exact_ties else alpha
                     child = self._play(state, m)
                     try:
-                        v = -self._alphabeta(child, depth - 1, 1, -INF, -alpha)
+                        v = -self._alphabeta(child, depth - 1, 1, -INF, -low)
                     finally:
                         self._take_back(state, m)
+                    values.append(v)
                     if v > best:
                         best, bi = v, i
                         if v > alpha:
@@ -193,10 +213,15 @@ class PySearcher:
                 break
             best_move, best_value, reached = root[bi], best, depth
             last = self.nodes - n0
+            if self.exact_ties:
+                tied = {m for m, v in zip(root, values, strict=True) if v == best}
             root.insert(0, root.pop(bi))  # best first next time, the rest in order
             self.armed = True  # budgets apply once an iteration has produced a move
             if best > MATE_ZONE or best < -MATE_ZONE:
                 break
+        if self.exact_ties and reached > 0:  # minimax's draw, in the seeded order
+            ties = [m for m in seeded if m in tied]
+            best_move = ties[rng.next() % len(ties)]
         return best_move, best_value, reached, n, last
 
     # -- moves ------------------------------------------------------------------

@@ -9,8 +9,14 @@ Two algorithms share this module:
 ``alphabeta``
     Iterative deepening, a transposition table with bounds, move ordering
     (table move, killers, history), limited by depth, a node budget or a time
-    limit. Root moves are shuffled by a seeded RNG first, so ties are broken
-    randomly yet reproducibly.
+    limit. Root moves are shuffled by a seeded RNG first. Among root moves of
+    equal value it plays, as ``root_ties`` says, the first in its root order
+    (``first``: iterative deepening puts each iteration's best move first, so
+    this prefers the shallower iterations' choice) or one drawn by the seeded
+    RNG among all of them (``random``: the root searches each move with a
+    window opening just below the best value so far, so equal values are
+    exact, and the draw is minimax's: the same seed picks the same move from
+    the same tied set).
 
 ``random``
     A uniformly random legal move from the seeded RNG (the classic baseline).
@@ -66,6 +72,9 @@ NO_TABLE_DEPTH = 1 << 30
 
 ALGO_MINIMAX, ALGO_ALPHABETA, ALGO_RANDOM = 0, 1, 2
 ALGORITHMS = ("minimax", "alphabeta", "random")  # indexed by the ALGO_* codes
+# how alpha-beta picks among root moves of equal value (minimax always draws)
+TIES_FIRST, TIES_RANDOM = 0, 1
+ROOT_TIES = ("first", "random")  # indexed by the TIES_* codes
 
 # The search context: one int64 array that the recursion reaches through its
 # address. The first slots are shared with Python (a timer thread may set
@@ -76,7 +85,8 @@ C_STATE, C_STATE_LEN, C_PARAMS, C_PARAMS_LEN = 6, 7, 8, 9
 C_TT, C_TT_SIZE, C_TT_MIN_DEPTH, C_LEAF_ORDER = 10, 11, 12, 13
 C_MOVES, C_SCORES, C_KILLERS, C_HISTORY = 14, 15, 16, 17
 C_CANDIDATES = 18  # 1: search the kernel's candidate moves instead of all legal moves
-CTX_SIZE = 19
+C_ROOT_TIES = 19  # a TIES_* code
+CTX_SIZE = 20
 # ordering keys: the kernel's move_key (below 2^24) above history counts (below 2^32)
 MOVE_KEY_SHIFT = 32
 
@@ -415,17 +425,28 @@ def _search_root(ctx, algorithm, max_depth, seed, out):
     best_move = root[0]
     best_value = 0.0
     reached = 0
+    # root_ties = random: the moves of the last completed iteration's best value,
+    # marked by their index in the seeded order (``order[i]``: root[i]'s index)
+    exact_ties = ctx[C_ROOT_TIES] == TIES_RANDOM
+    seeded = root.copy()
+    order = np.arange(n)
+    values = np.empty(n, dtype=np.float64)
+    tied = np.zeros(n, dtype=np.bool_)
     for depth in range(1, max_depth + 1):
         alpha = -INF
         best = -INF
         bi = 0
         n0 = ctx[C_NODES]
         for i in range(n):
+            # exact ties: the window opens just below the best so far, so that a
+            # move of equal value gets its exact value instead of failing low
+            low = np.nextafter(alpha, -INF) if exact_ties else alpha
             make_move(state, root[i])  # noqa: F821
-            v = -_alphabeta(cp, depth - 1, child_ply, -INF, -alpha, child_top)
+            v = -_alphabeta(cp, depth - 1, child_ply, -INF, -low, child_top)
             unmake_move(state, root[i])  # noqa: F821
             if ctx[C_ABORT] != 0:
                 break
+            values[i] = v
             if v > best:
                 best = v
                 bi = i
@@ -437,13 +458,32 @@ def _search_root(ctx, algorithm, max_depth, seed, out):
         best_value = best
         reached = depth
         out[4] = ctx[C_NODES] - n0
+        if exact_ties:
+            for i in range(n):
+                tied[order[i]] = values[i] == best
         m = root[bi]  # best move first in the next iteration, the rest keep their order
+        o = order[bi]
         for i in range(bi, 0, -1):
             root[i] = root[i - 1]
+            order[i] = order[i - 1]
         root[0] = m
+        order[0] = o
         ctx[C_ARMED] = 1  # budgets apply once one full iteration has produced a move
         if best > MATE_ZONE or best < -MATE_ZONE:
             break  # decided: iterative deepening already found the shortest line
+    if exact_ties and reached > 0:
+        # minimax's draw: one of the tied moves, counted in the seeded order
+        ties = 0
+        for j in range(n):
+            if tied[j]:
+                ties += 1
+        pick = _rand(rng) % ties
+        for j in range(n):
+            if tied[j]:
+                if pick == 0:
+                    best_move = seeded[j]
+                    break
+                pick -= 1
     out[0], out[1], out[2] = best_move, best_value, reached
 
 
@@ -524,6 +564,7 @@ class Searcher:
         tt_min_depth: int = 0,
         leaf_order: str = "full",
         candidates: bool = False,
+        root_ties: str = "first",
     ) -> SearchResult:
         """Search ``state`` (left unchanged) and return the chosen move.
 
@@ -534,7 +575,10 @@ class Searcher:
         first, no sorting; ``"none"``: generation order). With ``candidates``
         every node searches the kernel's candidate moves (its
         ``gen_candidates`` hook) instead of all legal moves; the random mover
-        always picks among all. The defaults are the search as it always was; engines use
+        always picks among all. ``root_ties`` says which of the root moves of
+        equal value alpha-beta plays (``"first"``: the first in its root order;
+        ``"random"``: a seeded draw among all of them, as minimax makes; see the
+        module). The defaults are the search as it always was; engines use
         their game's measured defaults (:class:`~heurtune.engine.config.SearchSettings`).
         The transposition table is kept between calls (call :meth:`clear`
         between games); killers and history are aged by halving.
@@ -543,6 +587,8 @@ class Searcher:
             raise ValueError(f"unknown algorithm {algorithm!r}")
         if leaf_order not in LEAF_ORDERS:
             raise ValueError(f"unknown leaf order {leaf_order!r}")
+        if root_ties not in ROOT_TIES:
+            raise ValueError(f"unknown root_ties {root_ties!r}")
         # the search reaches these buffers by address: they must be what it assumes
         for name, arr, dtype in (("state", state, np.int64), ("params", params, np.float64)):
             if arr.dtype != dtype or arr.ndim != 1 or not arr.flags.c_contiguous:
@@ -560,6 +606,7 @@ class Searcher:
         ctx[C_TT_MIN_DEPTH] = max(0, int(tt_min_depth)) if table else NO_TABLE_DEPTH
         ctx[C_LEAF_ORDER] = LEAF_ORDERS.index(leaf_order)
         ctx[C_CANDIDATES] = 1 if candidates else 0
+        ctx[C_ROOT_TIES] = ROOT_TIES.index(root_ties)
         ctx[C_MOVES], ctx[C_SCORES] = self.moves.ctypes.data, self.scores.ctypes.data
         ctx[C_KILLERS], ctx[C_HISTORY] = self.killers.ctypes.data, self.history.ctypes.data
         self.history >>= 1

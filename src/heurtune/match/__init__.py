@@ -27,7 +27,18 @@ from heurtune.match.runner import (
     check_jobs,
     stats_of,
 )
-from heurtune.match.stats import MatchStats, Sprt, elo_text, pair_variance, paired_difference
+from heurtune.match.stats import (
+    MatchStats,
+    RatingDifference,
+    Sprt,
+    SprtEstimate,
+    bradley_terry,
+    bradley_terry_differences,
+    elo_text,
+    pair_variance,
+    paired_difference,
+    sprt_pair_cap,
+)
 
 __all__ = [
     "DEFAULT_MAX_PAIRS",
@@ -43,8 +54,12 @@ __all__ = [
     "PairResult",
     "PoolPair",
     "PoolStats",
+    "RatingDifference",
     "Sprt",
+    "SprtEstimate",
     "SprtOutcome",
+    "bradley_terry",
+    "bradley_terry_differences",
     "check_jobs",
     "check_match_options",
     "elo_text",
@@ -55,5 +70,6 @@ __all__ = [
     "play_match",
     "play_pair",
     "prepare_match",
+    "sprt_pair_cap",
     "stats_of",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -29,7 +30,7 @@ from heurtune.games.registry import GameEntry, restore_games, runtime_games
 from heurtune.match.foreground import compiling, interruptible, log
 from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import PairResult, play_pair
-from heurtune.match.stats import MatchStats, Sprt, pair_outcome
+from heurtune.match.stats import MatchStats, Sprt, SprtEstimate, pair_outcome
 
 MAX_PAIRS = 1_000_000
 MAX_CHUNK = 8  # pairs per task sent to a worker process
@@ -121,25 +122,75 @@ class MatchResult:
 @dataclass(frozen=True)
 class SprtOutcome:
     """Where an SPRT stopped: its verdict ("H0", "H1", or None at the pair cap),
-    the log-likelihood ratio then, and after how many pairs."""
+    the log-likelihood ratio then, after how many pairs, and the five pair
+    outcome counts it rests on (empty if not recorded: then there is no
+    corrected estimate and no forecast)."""
 
     sprt: Sprt
     verdict: str | None
     llr: float
     pairs: int
+    counts: tuple[int, ...] = ()
+
+    def estimate(self) -> SprtEstimate | None:
+        """The strength the outcome points to, corrected for the stop (see
+        :meth:`Sprt.estimate`); None without counts."""
+        return self.sprt.estimate(self.counts) if sum(self.counts) > 0 else None
+
+    def more_pairs(self) -> tuple[float, float] | None:
+        """Without a verdict: the further pairs a verdict would likely take (expected,
+        and within which 95% of such tests decide) if the pairs to come score like
+        these; None with a verdict or without counts."""
+        if self.verdict is not None or sum(self.counts) <= 0:
+            return None
+        return self.sprt.pairs_to_verdict(self.counts)
 
     def summary(self) -> str:
         lower, upper = self.sprt.bounds
         where = f"LLR {self.llr:.2f} [{lower:.2f}, {upper:.2f}]"
         if self.verdict is None:
-            return f"SPRT: no verdict after {self.pairs} pairs (the cap), {where}"
-        return f"SPRT: {self.verdict} accepted after {self.pairs} pairs, {where}"
+            line = f"SPRT: no verdict after {self.pairs} pairs (the cap), {where}"
+            more = self.more_pairs()
+            if more is not None:
+                expected, likely = more
+                line += (f": a verdict would take about {expected:.0f} more pairs (within "
+                         f"{likely:.0f} more 95% of the time) if the pairs to come score like "
+                         "these; raise the pair cap to get one")
+            return line
+        line = f"SPRT: {self.verdict} accepted after {self.pairs} pairs, {where}"
+        estimate = self.estimate()
+        if estimate is not None and estimate.corrected:
+            if self.sprt.model == "normalized":
+                unit, value, (lo, hi) = "nElo", estimate.nelo, estimate.nelo_ci
+            else:
+                unit, value, (lo, hi) = "Elo", estimate.elo, estimate.elo_ci
+            line += (f"; corrected for the stop: {unit} {value + 0.0:+.1f} "
+                     f"[{lo + 0.0:+.1f}, {hi + 0.0:+.1f}]")
+        return line
 
     def to_dict(self) -> dict[str, Any]:
-        return {"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "model": self.sprt.model,
-                "alpha": self.sprt.alpha,
-                "beta": self.sprt.beta, "bounds": list(self.sprt.bounds), "llr": self.llr,
-                "verdict": self.verdict, "pairs": self.pairs}
+        """The test's figures; ``*_corrected``: the estimate corrected for the stop
+        (median-unbiased, with its 95% interval; None without counts), and
+        ``stop_corrected`` False where the pairs scored so far beyond the bounds
+        that those are the plain figures (see :class:`SprtEstimate`);
+        ``more_pairs_expected`` / ``more_pairs_95``: without a verdict, the further
+        pairs one would likely take (None otherwise)."""
+        out: dict[str, Any] = {
+            "elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "model": self.sprt.model,
+            "alpha": self.sprt.alpha,
+            "beta": self.sprt.beta, "bounds": list(self.sprt.bounds), "llr": self.llr,
+            "verdict": self.verdict, "pairs": self.pairs}
+        estimate = self.estimate()
+        for key in ("elo", "score", "nelo"):
+            out[f"{key}_corrected"] = None if estimate is None else getattr(estimate, key)
+            out[f"{key}_corrected_ci"] = (None if estimate is None
+                                          else list(getattr(estimate, f"{key}_ci")))
+        out["stop_corrected"] = None if estimate is None else estimate.corrected
+        more = self.more_pairs()
+        out["more_pairs_expected"], out["more_pairs_95"] = (
+            (None, None) if more is None
+            else [x if math.isfinite(x) else None for x in more])  # JSON has no infinity
+        return out
 
 
 @dataclass(frozen=True)
@@ -515,5 +566,5 @@ class MatchRunner:
                     break
         finally:
             stream.close()
-        return result, SprtOutcome(sprt, verdict, llr, len(result.pairs))
+        return result, SprtOutcome(sprt, verdict, llr, len(result.pairs), tuple(counts))
 

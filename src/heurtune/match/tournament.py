@@ -5,7 +5,9 @@ different opponents, and two agents' results against the same opponent, are
 correlated through the openings. The per-agent interval therefore averages the
 agent's pair scores over its opponents *per opening* and takes the interval
 over openings, and two agents are compared opening by opening (the pairwise
-difference and LOS matrix). An agent that is also an opponent is not played
+difference and LOS matrix). The Bradley-Terry ratings and their differences
+take intervals grouped by opening, with a small-sample correction (a tournament
+rarely has many openings). An agent that is also an opponent is not played
 against itself: that cell is exactly 0.5, with no variance.
 """
 
@@ -23,7 +25,15 @@ from heurtune.engine.config import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchRunner, MatchSpec, stats_of
-from heurtune.match.stats import MatchStats, Rating, bradley_terry, pair_variance, t_value
+from heurtune.match.stats import (
+    MatchStats,
+    Rating,
+    RatingDifference,
+    bradley_terry,
+    bradley_terry_differences,
+    pair_variance,
+    t_value,
+)
 
 
 @dataclass
@@ -115,9 +125,8 @@ class TournamentResult:
                 names.append(cfg.label)
         return names
 
-    def ratings(self) -> list[Rating]:
-        """Bradley-Terry ratings of all participants, intervals grouped by opening
-        (the games of an opening, in every cell, are correlated)."""
+    def _rating_records(self) -> tuple[list[str], list[tuple[int, int, float, int]], list[int]]:
+        """Participants, one Bradley-Terry record per pair (two games) and its opening."""
         names = self.participants()
         records: list[tuple[int, int, float, int]] = []
         groups: list[int] = []
@@ -128,7 +137,20 @@ class TournamentResult:
             for p in pairs:
                 records.append((i, j, p.a_scores[0] + p.a_scores[1], 2))
                 groups.append(p.index)
+        return names, records, groups
+
+    def ratings(self) -> list[Rating]:
+        """Bradley-Terry ratings of all participants, intervals grouped by opening
+        (the games of an opening, in every cell, are correlated)."""
+        names, records, groups = self._rating_records()
         return bradley_terry(names, records, groups=groups)
+
+    def rating_differences(self) -> list[RatingDifference]:
+        """Every difference of two Bradley-Terry ratings (in participant order), with
+        an interval from the same fit grouped by opening: whether one participant is
+        stronger than another, which two ratings' own intervals cannot tell."""
+        names, records, groups = self._rating_records()
+        return bradley_terry_differences(names, records, groups=groups)
 
     # -- output ------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -156,8 +178,11 @@ class TournamentResult:
                     differences.append({"agent": self.agents[a].label,
                                         "other": self.agents[b].label, "difference": d,
                                         "difference_ci": [lo, hi], "los": los})
+        rating_differences = [{"name": d.first, "other": d.second, "elo": d.elo,
+                               "elo_ci": list(d.elo_ci)} for d in self.rating_differences()]
         return {"pairs": self.pairs, "seed": self.seed, "cells": cells, "agents": agents,
-                "differences": differences, "ratings": ratings}
+                "differences": differences, "ratings": ratings,
+                "rating_differences": rating_differences}
 
     def to_csv(self) -> str:
         buf = io.StringIO()

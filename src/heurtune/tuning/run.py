@@ -76,7 +76,9 @@ COST_NAME = "ms per move (the tuned engine)"
 class TuneObserver(Protocol):
     """What ``tune`` tells as it goes (optuna-dashboard's notes and artifacts are
     one: :class:`heurtune.tuning.views.Dashboard`). ``sample_pairs``: the openings
-    (by index) whose games a trial's match keeps for the observer."""
+    (by index) whose games a trial's match keeps for the observer; ``duel``: a duel
+    trial's record (:data:`heurtune.tuning.study.schema.DUEL`: its other side under
+    ``minus``, and whether it is a held-out duel of the answer against the baseline)."""
 
     @property
     def sample_pairs(self) -> tuple[int, ...]: ...
@@ -269,8 +271,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                 pruner.forget(trial.number)
         score = _record(trial, pairs, labels, keep_pairs=checkpoint or duel is not None)
         if observer is not None:
-            observer.trial_finished(trial, config, sf, pairs, pruned=False,
-                                     duel=duel["minus"] if duel is not None else None)
+            observer.trial_finished(trial, config, sf, pairs, pruned=False, duel=duel)
         if sf.multi_objective:
             return score, _cost(trial, pairs)
         return score

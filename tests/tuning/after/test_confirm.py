@@ -11,7 +11,9 @@ import pytest
 from heurtune.cli import main
 from heurtune.engine.config import EngineConfig
 from heurtune.games import get_game
+from heurtune.match import Sprt
 from heurtune.match.openings import opening_images
+from heurtune.match.stats import sprt_pair_cap
 from heurtune.tuning.study.schema import CONFIRMATION as CONFIRM_ATTR
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
 from heurtune.tuning.studyfile import load_study_file
@@ -89,16 +91,32 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
         used |= opening_images(kernel, rules, op)
     assert len(verdict["openings"]) == 12
     assert not any(opening_images(kernel, rules, op) & used for op in verdict["openings"])
+    assert verdict["method"] == "two-stage"
     assert f"winner: {verdict['winner_label']}" in out
+    assert "optimistic" in out or verdict["winner_is_baseline"]
+    # the second stage: the winner and the baseline on a third set, none of the
+    # tuning's or the selection's openings nor their images
+    check = verdict.get("check")
+    if verdict["winner_is_baseline"]:
+        assert check is None
+    else:
+        for op in verdict["openings"]:
+            used |= opening_images(kernel, rules, op)
+        assert len(check["openings"]) == 12 and check["pairs"] == 12
+        assert not any(opening_images(kernel, rules, op) & used for op in check["openings"])
+        assert check["winner"]["games"] == check["baseline"]["games"] == 24
+        lo, hi = check["vs_baseline"]["difference_ci"]
+        assert lo <= check["vs_baseline"]["difference"] <= hi
+        assert "selection_vs_baseline" in verdict and "further fresh pairs" in out
     # reproducible: the same command gives the same scores
     assert cli(capsys, "confirm", "c", "--storage", url, "--pairs", "12", "--top", "2")[0] == 0
     again = optuna.load_study(study_name="c", storage=url).user_attrs[CONFIRM_ATTR]
     assert [c["score"] for c in again["candidates"]] == [c["score"] for c in verdict["candidates"]]
-    # export writes the confirmed winner with its fresh evidence
+    assert again.get("check") == check
+    # export writes the confirmed winner with the check's evidence only
     out_file = tmp_path / "e.toml"
     code, out, err = cli(capsys, "export", "c", "--storage", url, "--out", str(out_file))
-    gain = (not verdict["winner_is_baseline"]
-            and verdict["vs_baseline"]["difference_ci"][0] > 0)
+    gain = check is not None and check["vs_baseline"]["difference_ci"][0] > 0
     if not gain:  # (12 pairs each: with these seeds, no gain is shown)
         assert code == 2 and "its confirmation found no gain" in err and not out_file.exists()
         code, out, err = cli(capsys, "export", "c", "--storage", url, "--out", str(out_file),
@@ -113,14 +131,46 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
         assert "answer " + prov["answer"] == verdict["winner_label"]
     assert prov["confirmed"] is True
     block = prov["confirmation"]
-    assert block["score"] == fresh[verdict["winner_label"]] and block["games"] == 24
-    assert len(block["score_ci"]) == 2 and "los" in block and block["pairs"] == 12
+    assert block["method"] == "two-stage"
+    assert block["selection"]["candidate_scores"] == [c["score"] for c in verdict["candidates"]]
+    assert block["selection"]["pairs"] == 12 and "optimistic" in block["note"]
     assert prov["completed_trials"] == 5 and prov["pruned_trials"] == 0
-    if not verdict["winner_is_baseline"]:
-        lo, hi = block["difference_vs_baseline_ci"]
-        assert lo <= block["difference_vs_baseline"] <= hi
+    if check is not None:
+        assert block["score"] == check["winner"]["score"] and block["games"] == 24
+        assert block["seed"] == check["seed"] and block["pairs"] == 12
+        assert len(block["score_ci"]) == 2 and "los" in block
+        assert block["difference_vs_baseline"] == check["vs_baseline"]["difference"]
+        assert block["baseline_score"] == check["baseline"]["score"]
+    else:  # the baseline won the selection: no figures to export but the selection's
+        assert "score" not in block and "no_gain" in block
     won = verdict["winner_params"]
     assert {k: cfg.params[k] for k in won} == pytest.approx(won)
+
+
+def test_confirm_max_t_plays_no_further_games_and_exports_no_point_score(
+        tuned, tmp_path, capsys) -> None:
+    url = copy_of(tuned, tmp_path)
+    code, out, err = cli(capsys, "confirm", "c", "--storage", url, "--pairs", "12", "--top", "3",
+                         "--max-t")
+    assert code == 0, err
+    verdict = optuna.load_study(study_name="c", storage=url).user_attrs[CONFIRM_ATTR]
+    assert verdict["method"] == "max-t" and "check" not in verdict
+    if verdict["winner_is_baseline"]:
+        assert "max_t" not in verdict
+        return
+    m = verdict["max_t"]
+    k = sum(1 for c in verdict["candidates"] if not c["baseline"])
+    assert m["comparisons"] == k and m["pairs"] == 12 and "max-t" in out
+    lo, hi = m["difference_ci"]
+    plo, phi = verdict["selection_vs_baseline"]["difference_ci"]
+    assert lo <= plo and hi >= phi  # wider than the unadjusted interval
+    out_file = tmp_path / "m.toml"
+    code, _out, err = cli(capsys, "export", "c", "--storage", url, "--out", str(out_file),
+                          "--force")
+    block = EngineConfig.load(out_file).provenance["confirmation"]
+    assert block["method"] == "max-t" and "score" not in block
+    assert block["difference_vs_baseline_ci"] == [lo, hi]
+    assert "difference_vs_baseline" not in block
 
 
 def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
@@ -138,7 +188,26 @@ def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
     out_file = tmp_path / "e.toml"
     # (8 pairs each show no gain over the baseline: written with --force)
     assert cli(capsys, "export", "c", "--storage", url, "--out", str(out_file), "--force")[0] == 0
-    assert EngineConfig.load(out_file).provenance["confirmation"]["sprt"]["pairs"] == sprt["pairs"]
+    exported = EngineConfig.load(out_file).provenance["confirmation"]["sprt"]
+    assert exported["pairs"] == sprt["pairs"]
+    # the figures corrected for the sequential stop travel with it
+    assert exported["elo_corrected"] == sprt["elo_corrected"]
+    assert len(exported["elo_corrected_ci"]) == 2
+
+
+def test_confirm_derives_the_sprt_pair_cap_from_the_bounds_and_the_winner(
+        tuned, tmp_path, capsys) -> None:
+    url = copy_of(tuned, tmp_path)
+    code, out, err = cli(capsys, "confirm", "c", "--storage", url, "--pairs", "6",
+                         "--check-pairs", "4", "--sprt", "0,400")
+    assert code == 0, err
+    sprt = optuna.load_study(study_name="c", storage=url).user_attrs[CONFIRM_ATTR]["sprt"]
+    # no --max-pairs: not the old fixed 2000, but what 95% of [0, 400] tests need at
+    # the winner's measured pair variance (somewhere in (0, 0.25])
+    test = Sprt(0.0, 400.0)
+    assert (sprt_pair_cap(test, pair_var=1e-3) <= sprt["max_pairs"]
+            <= sprt_pair_cap(test, pair_var=0.25) < 2000)
+    assert 1 <= sprt["pairs"] <= sprt["max_pairs"] and "SPRT:" in out
 
 
 def test_an_unconfirmed_study_is_not_exported_unless_forced(tuned, tmp_path, capsys) -> None:

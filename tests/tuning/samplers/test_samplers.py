@@ -83,6 +83,16 @@ def test_every_sampler_runs_a_real_study_then_confirm_and_export(
             assert set(minus) == {"own_end", "opp_start", "opp_end"} and minus != t.params
     else:
         assert not duels
+    if sampler == "duels":  # unconfirmed, the duels answer: its gain labelled model-based
+        unconfirmed = tmp_path / "u.toml"
+        assert cli(capsys, "export", "s", "--storage", url, "--out", str(unconfirmed),
+                   "--force")[0] == 0
+        prov = EngineConfig.load(unconfirmed).provenance
+        assert not {"gain", "model_gain"} & set(prov)  # never an unlabelled gain
+        if "answer" in prov:  # the model's answer moved: its prediction, labelled
+            assert prov["answer"] == "duels" and "model_based_gain_elo" in prov
+        else:  # after three duels the answer is still the baseline, trial 0
+            assert prov["trial"] == 0
     code, out, err = cli(capsys, "confirm", "s", "--storage", url, "--pairs", "3", "--top", "1")
     assert code == 0, err
     verdict = optuna.load_study(study_name="s", storage=url).user_attrs[CONFIRM_ATTR]

@@ -168,9 +168,9 @@ PRESETS = {
     },
     "seed-ab": {
         "heuristic": "seed",
-        "search": {"algorithm": "alphabeta", "depth": 3},
-        "description": "alpha-beta at the seed's depth with the seed weights (faster; picks "
-                       "among equal moves differently: 0.44 against morris:seed)",
+        "search": {"algorithm": "alphabeta", "depth": 3, "root_ties": "random"},
+        "description": "alpha-beta at the seed's depth with the seed weights, drawing among "
+                       "equal moves as the seed does (same play, faster)",
     },
     "ab": {
         "heuristic": "seed",

@@ -17,6 +17,16 @@ re-plays on fresh openings beside the baseline:
 ``spsa`` / ``duels``
     a duel sampler's own answer: SPSA's iterate, the duels model's point.
 
+An answer's ``detail`` says what is known of it. A model's gain over the
+baseline is *model-based*, a prediction of the quadratic model (``model_gain``
+and its sd ``model_gain_sd``, Elo; ``is_baseline``: the answer is the baseline
+itself): on a landscape no quadratic fits it can be far off, and its sd with
+it. The ``duels`` answer adds its *measured* gain, from held-out duels of the
+answer against the baseline that the model never saw (``measured_gain``,
+``measured_gain_ci``: a 95% interval, Elo, None until one played near the
+answer; ``measured_duels``, ``measured_games``; see
+heurtune.tuning.samplers.duels).
+
 A study file's ``answer`` says which one ``export`` writes when the study is
 not confirmed (``auto``: the duel sampler's own, else the best trial).
 """
@@ -136,7 +146,8 @@ def _model(space: ParamSpace, baseline: Mapping[str, Value],
     params = ({n: baseline[n] for n in box.names} if not point.any()
               else box.from_unit(u0 + point))
     return Answer("model", params,
-                  detail={"gain": gain, "gain_sd": sd, "trials": len(played),
+                  detail={"is_baseline": not point.any(), "model_gain": gain,
+                          "model_gain_sd": sd, "trials": len(played),
                           "prior_scale": model.scale})
 
 

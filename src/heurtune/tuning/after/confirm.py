@@ -29,7 +29,18 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
-from heurtune.match import SEED_MAX, MatchRunner, MatchSpec, Sprt, paired_difference, stats_of
+from heurtune.match import (
+    SEED_MAX,
+    MatchRunner,
+    MatchSpec,
+    Sprt,
+    pair_variance,
+    paired_difference,
+    stats_of,
+)
+from heurtune.match.runner import MAX_PAIRS
+from heurtune.match.simultaneous import simultaneous_differences
+from heurtune.match.stats import score_differences, sprt_pair_cap
 from heurtune.tuning.after.answers import study_answers
 from heurtune.tuning.study import (
     StudySetup,
@@ -159,6 +170,12 @@ def confirm_study(
     plies = options.opening_plies if options.opening_plies is not None else tuning.plies
     fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings)
     openings = fresh.openings()
+    seen = tuning_openings + tuple(openings)
+    # the two-stage check's (none with max-t), drawn before any game is played: an
+    # opening space too small fails now
+    check_spec = (MatchSpec(base, opponent, options.check, (seed + 1) % (SEED_MAX + 1), plies,
+                            seen) if options.check else None)
+    check_openings = check_spec.openings() if check_spec is not None else []
     results: list[dict[str, Any]] = []
     played: dict[str, list[Any]] = {}
     labels = [opp.label for opp, _w in pool]
@@ -166,19 +183,7 @@ def confirm_study(
         for cand in candidates:
             config = base.with_params(cand.params, name=f"{study_name}-{cand.label.split(' (')[0]}"
                                       .replace(" ", "-"))
-            specs = [MatchSpec(config, opp, options.pairs, seed, plies, tuning_openings)
-                     for opp, _w in pool]
-            if len(pool) == 1:
-                pairs: list[Any] = play.run(
-                    specs[0], on_pair=(lambda _p: on_pair()) if on_pair else None,
-                    openings=openings).pairs
-            else:  # every opponent on the same fresh openings
-                pairs = []
-                for pool_pair in play.iter_pool(specs, [w for _o, w in pool], openings):
-                    pairs.append(pool_pair)
-                    if on_pair is not None:
-                        on_pair()
-                pairs.sort(key=lambda p: p.index)
+            pairs = _play(play, config, pool, fresh, openings, on_pair)
             played[cand.label] = pairs
             stats = stats_of(pairs, labels)
             entry = {"label": cand.label, "trial": cand.trial, "answer": cand.answer,
@@ -193,6 +198,7 @@ def confirm_study(
                                              -results.index(e)))
         verdict: dict[str, Any] = {
             "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+            "method": options.method,
             "opponent": (setup.raw.get("opponent_spec", opponent.label) if len(pool) == 1 else
                          ", ".join(f"{opp.label} x{w:g}" for opp, w in pool)),
             "pairs": options.pairs,
@@ -211,16 +217,114 @@ def confirm_study(
             del verdict["winner"]  # an answer that is no trial
         if baseline is not None and not winner["baseline"]:
             diff, lo, hi = paired_difference(played[winner["label"]], played[baseline.label])
-            verdict["vs_baseline"] = {"difference": diff, "difference_ci": [lo, hi]}
+            # measured on the games that picked the winner: optimistic
+            verdict["selection_vs_baseline"] = {"difference": diff, "difference_ci": [lo, hi]}
+            if options.method == "max-t":
+                verdict["max_t"] = _max_t(results, played, baseline.label, winner["label"])
+                on_line(f"winner {winner['label']}: {_max_t_text(verdict['max_t'])}")
+        if check_spec is not None and not winner["baseline"]:
+            check = _check(play, base, study_name, winner, baseline, pool, labels,
+                           check_spec, check_openings, on_pair)
+            seen += tuple(check_openings)
+            verdict["check"] = check
+            on_line(f"check  {winner['label']:<13} {check['pairs']} further fresh pairs: "
+                    f"{_check_text(check)}")
         if options.sprt is not None:
             sprt = Sprt(*options.sprt)
             config = base.with_params(winner["params"], name=f"{study_name}-winner")
-            spec = MatchSpec(config, opponent, options.max_pairs, (seed + 1) % (SEED_MAX + 1),
-                             plies, tuning_openings + tuple(openings), fewer_ok=True)
+            cap = options.max_pairs
+            if cap is None:  # 95% of such tests decide, at the winner's measured spread
+                measured = pair_variance([p.score for p in played[winner["label"]]])
+                cap = min(sprt_pair_cap(sprt, pair_var=min(max(measured, 1e-3), 0.25)),
+                          MAX_PAIRS)
+            spec = MatchSpec(config, opponent, cap, (seed + 2) % (SEED_MAX + 1),
+                             plies, seen, fewer_ok=True)
             result, outcome = play.run_sprt(
                 spec, sprt, on_pair=(lambda _p, _l: on_pair()) if on_pair else None)
             verdict["sprt"] = {**outcome.to_dict(), **result.stats.to_dict(),
-                               "seed": spec.seed}
+                               "seed": spec.seed, "max_pairs": cap}
             on_line(f"winner {winner['label']}: {outcome.summary()}")
     study.set_user_attr(schema.CONFIRMATION, verdict)
     return Verdict(verdict)
+
+
+def _play(play: MatchRunner, config: EngineConfig, pool: list[tuple[EngineConfig, float]],
+          spec: MatchSpec, openings: list[tuple[int, ...]],
+          on_pair: Callable[[], None] | None) -> list[Any]:
+    """``config`` against the study's opponent on ``openings`` (with ``spec``'s
+    seed and plies), or against every opponent of a pool on each of them; the
+    pairs in index order."""
+    specs = [replace(spec, a=config, b=opp) for opp, _w in pool]
+    if len(pool) == 1:
+        return list(play.run(specs[0], on_pair=(lambda _p: on_pair()) if on_pair else None,
+                             openings=openings).pairs)
+    pairs: list[Any] = []
+    for pool_pair in play.iter_pool(specs, [w for _o, w in pool], openings):
+        pairs.append(pool_pair)
+        if on_pair is not None:
+            on_pair()
+    pairs.sort(key=lambda p: p.index)
+    return pairs
+
+
+def _check(play: MatchRunner, base: EngineConfig, study_name: str, winner: dict[str, Any],
+           baseline: Contender | None, pool: list[tuple[EngineConfig, float]],
+           labels: list[str], spec: MatchSpec, openings: list[tuple[int, ...]],
+           on_pair: Callable[[], None] | None) -> dict[str, Any]:
+    """The second stage: the winner and the baseline against the study's
+    opponents on further fresh ``openings`` (drawn by ``spec``: none of the
+    tuning's or the selection's, nor their images). These games did not pick the
+    winner, so its figures on them, and its paired difference from the
+    baseline, carry no selection bias."""
+    played: dict[str, list[Any]] = {}
+    contenders = [("winner", winner["params"])]
+    if baseline is not None:
+        contenders.append(("baseline", dict(baseline.params)))
+    for role, params in contenders:
+        config = base.with_params(params, name=f"{study_name}-{role}")
+        played[role] = _play(play, config, pool, spec, openings, on_pair)
+    check: dict[str, Any] = {
+        "pairs": spec.pairs,
+        "seed": spec.seed,
+        "openings": [list(op) for op in openings],
+        "excluded_openings": len(spec.exclude),
+        "winner": stats_of(played["winner"], labels).to_dict(),
+    }
+    if baseline is not None:
+        check["baseline"] = stats_of(played["baseline"], labels).to_dict()
+        diff, lo, hi = paired_difference(played["winner"], played["baseline"])
+        check["vs_baseline"] = {"difference": diff, "difference_ci": [lo, hi]}
+    return check
+
+
+def _check_text(check: dict[str, Any]) -> str:
+    w = check["winner"]
+    lo, hi = w["score_ci"]
+    text = f"{w['score']:.3f} [{lo:.3f}, {hi:.3f}]"
+    if "vs_baseline" in check:
+        d = check["vs_baseline"]
+        dlo, dhi = d["difference_ci"]
+        text += (f", baseline {check['baseline']['score']:.3f}, paired "
+                 f"{d['difference']:+.3f} [{dlo:+.3f}, {dhi:+.3f}]")
+    return text
+
+
+def _max_t(results: list[dict[str, Any]], played: dict[str, list[Any]], baseline: str,
+           winner: str) -> dict[str, Any]:
+    """The cheaper method: simultaneous (max-t) intervals for every candidate's
+    paired difference from the baseline on the selection's own games; the
+    winner's holds whichever candidate won. No point score: the winner's own is
+    still the luckiest of K."""
+    others = [e["label"] for e in results if not e["baseline"]]
+    # every candidate played the same openings, its pairs in index order
+    sim = simultaneous_differences([score_differences(played[label], played[baseline])
+                                    for label in others])
+    lo, hi = sim.interval(others.index(winner))
+    return {"comparisons": len(others), "critical": sim.critical, "pairs": sim.pairs,
+            "confidence": sim.confidence, "difference_ci": [lo, hi]}
+
+
+def _max_t_text(max_t: dict[str, Any]) -> str:
+    lo, hi = max_t["difference_ci"]
+    return (f"vs baseline [{lo:+.3f}, {hi:+.3f}] (max-t over {max_t['comparisons']} "
+            f"comparisons, critical value {max_t['critical']:.2f}; no point score)")

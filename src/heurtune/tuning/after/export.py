@@ -52,6 +52,21 @@ def _winner(study: optuna.Study, base: EngineConfig, complete: list[FrozenTrial]
     return answer.label, dict(answer.params), trial
 
 
+# an unconfirmed answer's gain over the baseline, as its detail holds it: measured
+# on held-out duels (duels), then the model's prediction, labelled model-based
+GAIN_KEYS = {"measured_gain": "measured_gain_elo", "measured_gain_ci": "measured_gain_elo_ci",
+             "measured_duels": "measured_duels", "model_gain": "model_based_gain_elo",
+             "model_gain_sd": "model_based_gain_elo_sd"}
+
+
+def _answer_gain(study: optuna.Study, base: EngineConfig) -> dict[str, Any]:
+    """The unconfirmed default answer's gain figures for the provenance (empty for
+    a trial, or an answer without them)."""
+    answer = default_answer(study, base)
+    return {new: answer.detail[old] for old, new in GAIN_KEYS.items()
+            if answer.detail.get(old) is not None}
+
+
 def best_config(storage_url: str, study_name: str) -> EngineConfig:
     """The study's confirmed winner (else its default answer: the best completed
     trial unless the study says otherwise) as a configuration with provenance."""
@@ -86,6 +101,8 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         })
     else:
         provenance["answer"] = label.removeprefix("answer ")
+        if confirmation is None:
+            provenance.update(_answer_gain(study, base))
     provenance.update({
         "completed_trials": len(complete),
         "pruned_trials": states.count(TrialState.PRUNED),
@@ -128,32 +145,58 @@ def unproven(provenance: Mapping[str, Any], study_name: str) -> tuple[str, str] 
             f"(`heurtune confirm {study_name} --pairs 200`)")
 
 
+FIGURES = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
+           "nelo", "pentanomial")  # a match's figures, as exported
+
+
 def _confirmation_block(verdict: Verdict, completed: int) -> dict[str, Any]:
-    """What an exported file says of the confirmation: the winner's fresh figures,
-    its paired difference from the baseline and the SPRT, if one was run."""
+    """What an exported file says of the confirmation: the winner's figures on
+    games that did not pick it (the two-stage check), its paired difference from
+    the baseline there (or its max-t interval: no point score), the SPRT if one
+    was run, and the selection that picked it, labelled optimistic."""
     raw = verdict.raw
-    winner = verdict.winner.figures
-    keys = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
-            "nelo", "pentanomial")
     candidates = verdict.candidates
-    block: dict[str, Any] = {
-        "date": raw["date"],
+    block: dict[str, Any] = {"date": raw["date"], "method": verdict.method}
+    evidence = verdict.evidence
+    check = verdict.check
+    if check is not None:
+        block.update({"pairs": check["pairs"], "seed": check["seed"],
+                      "excluded_openings": check["excluded_openings"]})
+    elif verdict.method == "selection":  # recorded before two-stage confirmation
+        block.update({"pairs": raw["pairs"], "seed": raw["seed"]})
+    if evidence is not None:
+        block.update({k: evidence[k] for k in FIGURES if k in evidence})
+    if check is not None and "baseline" in check:
+        block["baseline_score"] = check["baseline"]["score"]
+        block["baseline_score_ci"] = check["baseline"]["score_ci"]
+    d = verdict.vs_baseline
+    if d is not None:
+        block["difference_vs_baseline"] = d[0]
+        block["difference_vs_baseline_ci"] = [d[1], d[2]]
+    elif verdict.method == "max-t" and "max_t" in raw:
+        m = raw["max_t"]
+        block["difference_vs_baseline_ci"] = m["difference_ci"]
+        block["max_t"] = {"comparisons": m["comparisons"], "critical": m["critical"],
+                          "pairs": m["pairs"]}
+    block["winner_is_baseline"] = raw["winner_is_baseline"]
+    block["note"] = _block_note(verdict)
+    block["selection"] = {
         "pairs": raw["pairs"],
         "seed": raw["seed"],
         "opening_plies": raw["opening_plies"],
         "excluded_study_openings": raw["excluded_study_openings"],
         "candidates": [c.label for c in candidates],
         "candidate_scores": [c.figures["score"] for c in candidates],
-        "winner_is_baseline": raw["winner_is_baseline"],
-        **{k: winner[k] for k in keys if k in winner},
     }
-    if "vs_baseline" in raw:
-        block["difference_vs_baseline"] = raw["vs_baseline"]["difference"]
-        block["difference_vs_baseline_ci"] = raw["vs_baseline"]["difference_ci"]
     sprt = verdict.sprt
     if sprt is not None:
         block["sprt"] = {k: sprt[k] for k in ("elo0", "elo1", "alpha", "beta", "llr", "bounds",
-                                              "pairs", "seed", "score", "score_ci")}
+                                              "pairs", "seed", "score", "score_ci",
+                                              # corrected for the sequential stop
+                                              "score_corrected", "score_corrected_ci",
+                                              "elo_corrected", "elo_corrected_ci",
+                                              "stop_corrected")
+                         if k in sprt}
         block["sprt"]["verdict"] = sprt["verdict"] or "none (stopped at the pair cap)"
     why = verdict.no_gain()
     if why is not None:
@@ -162,6 +205,22 @@ def _confirmation_block(verdict: Verdict, completed: int) -> dict[str, Any]:
         block["stale"] = (f"confirmed when the study had {raw['completed_trials']} completed "
                           f"trials; it has {completed} now")
     return block
+
+
+def _block_note(verdict: Verdict) -> str:
+    """What the confirmation block's figures are, in one sentence."""
+    if verdict.method == "selection":
+        return ("the figures are the selection's own: the winner was picked on these games, "
+                "so they are optimistic (confirmed before two-stage confirmation)")
+    if verdict.winner_is_baseline:
+        return "no candidate beat the baseline in the selection; no further games were played"
+    if verdict.method == "max-t":
+        return ("no further games: the interval of the paired difference from the baseline "
+                "holds for all candidates at once (max-t), so for the one picked; no point "
+                "score, since the winner's own is the luckiest of the candidates'")
+    return ("the figures are the winner's on further fresh openings that did not pick it "
+            "(the check); [selection] lists the games that picked it, whose scores are "
+            "optimistic")
 
 
 def _pool_provenance(setup: StudySetup) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from heurtune.tuning.samplers._duel import DuelSampler
 from heurtune.tuning.samplers._seeding import TrialSeededSampler
 from heurtune.tuning.samplers.build import make_sampler
 from heurtune.tuning.samplers.distributions import suggest, to_optuna
-from heurtune.tuning.samplers.duels import DuelsSampler
+from heurtune.tuning.samplers.duels import DuelsSampler, MeasuredGain, is_holdout, measured_gain
 from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, UnitBox
 from heurtune.tuning.samplers.registry import (
     DUEL_SAMPLERS,
@@ -32,6 +32,7 @@ __all__ = [
     "SAMPLER_NAMES",
     "DuelSampler",
     "DuelsSampler",
+    "MeasuredGain",
     "Observation",
     "Option",
     "QuadraticModel",
@@ -42,7 +43,9 @@ __all__ = [
     "TrialSeededSampler",
     "UnitBox",
     "check_space",
+    "is_holdout",
     "make_sampler",
+    "measured_gain",
     "suggest",
     "to_optuna",
 ]

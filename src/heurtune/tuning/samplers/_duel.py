@@ -67,6 +67,11 @@ class DuelSampler(BaseSampler):
     def rng(self, number: int) -> np.random.Generator:
         return np.random.default_rng(mix_seed(self.seed, number, 0x5D))
 
+    def values(self, u: np.ndarray) -> dict[str, Value]:
+        """The parameter values at unit point ``u``: the baseline's own where ``u`` is
+        the baseline (a round trip through the unit box may move its last digit)."""
+        return dict(self.baseline) if np.array_equal(u, self.u0) else self.box.from_unit(u)
+
     def infer_relative_search_space(self, study: optuna.Study,
                                     trial: FrozenTrial) -> dict[str, BaseDistribution]:
         return dict(self.distributions)
@@ -76,7 +81,7 @@ class DuelSampler(BaseSampler):
             return
         finished = study.get_trials(deepcopy=False)
         plus, minus, extra = self.propose(finished, trial.number)
-        plus_values, minus_values = self.box.from_unit(plus), self.box.from_unit(minus)
+        plus_values, minus_values = self.values(plus), self.values(minus)
         self._plus[trial.number] = plus_values
         study._storage.set_trial_system_attr(
             trial._trial_id, schema.DUEL,

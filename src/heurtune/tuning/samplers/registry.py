@@ -157,7 +157,10 @@ KINDS: tuple[SamplerKind, ...] = (
         "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
                                                        "in half ranges"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
-                                  help="share of coordinates duelled centre vs edge (curvature)")},
+                                  help="share of coordinates duelled centre vs edge (curvature)"),
+        "holdout_every": Option(int, 10, 0, 1_000_000,
+                                help="every Nth trial plays the answer against the baseline, left "
+                                     "out of the model: the answer's measured gain (0: none)")},
         "heurtune.tuning.samplers.duels:make", duels=True),
 )
 SAMPLERS: dict[str, SamplerKind] = {k.name: k for k in KINDS}

@@ -265,29 +265,82 @@ class Verdict:
         return int(self.raw["pairs"])
 
     @property
+    def method(self) -> str:
+        """``two-stage`` (the winner re-measured on a further fresh set),
+        ``max-t`` (simultaneous intervals on the selection's games), or
+        ``selection`` (a verdict recorded before either: its figures are the
+        selection's own, optimistic)."""
+        return str(self.raw.get("method", "selection"))
+
+    @property
+    def check(self) -> Mapping[str, Any] | None:
+        """The two-stage check: the winner's (and the baseline's) figures on
+        further fresh openings that did not pick it (None: not played)."""
+        c = self.raw.get("check")
+        return None if c is None else dict(c)
+
+    @property
+    def evidence(self) -> Mapping[str, Any] | None:
+        """The winner's match figures that export reports (score, interval, Elo,
+        LOS, pentanomial): the check's in a two-stage verdict, the selection's in
+        one recorded before (optimistic); None where there is no unbiased point
+        figure (``max-t``, or a baseline winner that played no check)."""
+        if self.method == "selection":
+            return self.winner.figures
+        check = self.check
+        return None if check is None else dict(check["winner"])
+
+    @property
     def vs_baseline(self) -> tuple[float, float, float] | None:
-        """The winner's paired difference from the baseline and its interval."""
-        d = self.raw.get("vs_baseline")
+        """The winner's paired difference from the baseline and its interval, on
+        games that did not pick it (the check); in a verdict recorded before
+        two-stage confirmation, on the selection's games. None with ``max-t``
+        (see :attr:`gain_interval`) or when no baseline was compared."""
+        if self.method == "selection":
+            d = self.raw.get("vs_baseline")
+        else:
+            d = (self.check or {}).get("vs_baseline")
         if d is None:
             return None
         lo, hi = d["difference_ci"]
         return float(d["difference"]), float(lo), float(hi)
 
+    @property
+    def gain_interval(self) -> tuple[float, float] | None:
+        """The interval the export rule reads: the winner's paired difference
+        from the baseline (:attr:`vs_baseline`'s), or its max-t interval."""
+        if self.method == "max-t":
+            m = self.raw.get("max_t")
+            return None if m is None else (float(m["difference_ci"][0]),
+                                           float(m["difference_ci"][1]))
+        d = self.vs_baseline
+        return None if d is None else (d[1], d[2])
+
     def no_gain(self) -> str | None:
         """Why this confirmation did not find its winner better than the baseline
         (None: it did: the lower end of their paired difference's interval is
-        above 0). Export writes only a winner found better."""
+        above 0, on the check's games or by max-t). Export writes only a winner
+        found better."""
         label = self.raw.get("winner_label", "the winner")
         if self.winner_is_baseline:
             return "no candidate scored above the baseline on the fresh openings"
-        diff = self.vs_baseline
-        if diff is None:
+        interval = self.gain_interval
+        if interval is None:
             return f"it played no baseline to compare {label} with"
-        d, lo, hi = diff
+        lo, hi = interval
         if lo > 0.0:
             return None
-        return (f"{label} is not better than the baseline for sure: {d:+.3f} "
-                f"[{lo:+.3f}, {hi:+.3f}] (paired, {self.pairs} fresh pairs)")
+        if self.method == "max-t":
+            m = self.raw["max_t"]
+            return (f"{label} is not better than the baseline for sure: [{lo:+.3f}, {hi:+.3f}] "
+                    f"(max-t over {m['comparisons']} comparisons, {m['pairs']} fresh pairs)")
+        d = self.vs_baseline
+        check = self.check
+        where = (f"{self.pairs} fresh pairs" if check is None
+                 else f"{check['pairs']} further fresh pairs")
+        point = "" if d is None else f"{d[0]:+.3f} "
+        return (f"{label} is not better than the baseline for sure: {point}"
+                f"[{lo:+.3f}, {hi:+.3f}] (paired, {where})")
 
     @property
     def sprt(self) -> Mapping[str, Any] | None:

@@ -12,7 +12,7 @@ from typing import Any
 from heurtune.engine import MAX_PLY, EngineConfig, ProcessSpec, SearchSettings, resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
-from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX, check_jobs
+from heurtune.match import SEED_MAX, check_jobs
 from heurtune.match.openings import opening_classes
 from heurtune.tomlio import read_toml
 from heurtune.tuning.samplers.registry import SamplerSpec, check_space
@@ -191,6 +191,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         alpha=_typed(pr.get("alpha", 0.05), float, f"{where} [pruner]: alpha"),
         margin=_typed(pr.get("margin", 0.0), float, f"{where} [pruner]: margin"),
         checkpoints=_checkpoints(pr.get("checkpoints", [0.25, 0.5, 0.75]), f"{where} [pruner]"),
+        selection=_typed(pr.get("selection", True), bool, f"{where} [pruner]: selection"),
     )
     if not 0.0 < pruner.alpha < 0.5:
         raise HeurtuneError(f"{where} [pruner]: alpha must be in (0, 0.5), got {pruner.alpha}")
@@ -334,10 +335,14 @@ def _confirm_section(data: Mapping[str, Any], where: str, jobs: int) -> ConfirmO
         top=_typed(table.get("top", DEFAULT_TOP), int, f"{w}: top"),
         pairs=_typed(table.get("pairs", DEFAULT_PAIRS), int, f"{w}: pairs"),
         sprt=sprt,
-        max_pairs=_typed(table.get("max_pairs", DEFAULT_MAX_PAIRS), int, f"{w}: max_pairs"),
+        max_pairs=(None if table.get("max_pairs") is None
+                   else _typed(table["max_pairs"], int, f"{w}: max_pairs")),
         seed=None if seed is None else _typed(seed, int, f"{w}: seed"),
         jobs=jobs,
         opening_plies=None if plies is None else _typed(plies, int, f"{w}: opening_plies"),
+        method=_typed(table.get("method", "two-stage"), str, f"{w}: method"),
+        check_pairs=(None if table.get("check_pairs") is None
+                     else _typed(table["check_pairs"], int, f"{w}: check_pairs")),
     )
     try:
         return ConfirmOptions(**values)

@@ -43,6 +43,7 @@ Example (``studies/quick/morris-seed.toml``)::
     kind = "checkpoint"
     alpha = 0.05              # false-prune rate against a fixed best, over all looks
     margin = 0.0              # prune when (trial - best) < -margin for sure
+    selection = true          # allow for the best being the luckiest of the trials
     checkpoints = [0.25, 0.5, 0.75]   # fractions of the pairs where it looks
 
     # [sampler]               # instead of [study] sampler: the sampler with options
@@ -58,7 +59,7 @@ from typing import Any
 
 from heurtune.engine import EngineConfig, ParamSpace
 from heurtune.errors import HeurtuneError
-from heurtune.match import DEFAULT_MAX_PAIRS, SEED_MAX, MatchSpec, Sprt, check_jobs
+from heurtune.match import SEED_MAX, MatchSpec, Sprt, check_jobs
 from heurtune.tuning.samplers.registry import SamplerSpec
 
 # what ``export`` writes for an unconfirmed study (confirm plays all of them):
@@ -95,8 +96,9 @@ SECTION_KEYS: dict[str, frozenset[str]] = {
     }),
     "engine": frozenset({"heuristic", "search", "rules", "process"}),
     "pruner": frozenset({"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha",
-                         "margin", "checkpoints"}),
-    "confirm": frozenset({"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies"}),
+                         "margin", "checkpoints", "selection"}),
+    "confirm": frozenset({"top", "pairs", "sprt", "max_pairs", "seed", "opening_plies",
+                          "method", "check_pairs"}),
 }
 DEFAULT_TRIALS = 20
 DEFAULT_JOBS = 1
@@ -109,8 +111,10 @@ class PrunerSpec:
     heurtune.tuning.pruners): a paired comparison with the best trial at a
     few fixed fractions of the pairs, at an overall false-prune rate ``alpha``
     against a fixed best, pruning when the difference's upper bound is below
-    ``-margin``. ``wilcoxon`` and ``median`` are Optuna's pruners (kept for
-    studies recorded with them), ``none`` never prunes."""
+    ``-margin``, less the best's expected luck as the best of the completed
+    trials unless ``selection`` is off. ``wilcoxon`` and ``median`` are
+    Optuna's pruners (kept for studies recorded with them), ``none`` never
+    prunes."""
 
     kind: str = "checkpoint"
     p_threshold: float = 0.1
@@ -119,15 +123,23 @@ class PrunerSpec:
     alpha: float = 0.05
     margin: float = 0.0
     checkpoints: tuple[float, ...] = (0.25, 0.5, 0.75)
+    selection: bool = True
 
 
 DEFAULT_TOP = 3  # confirm: the best trials re-played
 DEFAULT_PAIRS = 200  # confirm: fresh opening pairs per candidate
+# confirm's methods: the winner re-measured against the baseline on a third
+# fresh set (its figures are the exported ones), or max-t intervals on the
+# selection's own games (no more games, no point score)
+CONFIRM_METHODS = ("two-stage", "max-t")
 
 
 @dataclass(frozen=True)
 class ConfirmOptions:
-    """How to confirm: how many of the best trials, how many fresh pairs each,
+    """How to confirm: how many of the best trials, how many fresh pairs each
+    (the selection), the method (``two-stage``: then the winner and the
+    baseline on ``check_pairs`` further fresh pairs, default ``pairs``;
+    ``max-t``: no further games, simultaneous intervals on the selection's),
     an optional SPRT for the winner, the seed of the fresh openings (default:
     the study's seed + 1) and their length (default: the study's; longer
     openings where the study used up most of a small opening space)."""
@@ -135,18 +147,35 @@ class ConfirmOptions:
     top: int = DEFAULT_TOP
     pairs: int = DEFAULT_PAIRS
     sprt: tuple[float, float] | None = None
-    max_pairs: int = DEFAULT_MAX_PAIRS
+    # the SPRT's cap; None: derived from its bounds and the winner's measured pair
+    # variance, so that 95% of such tests decide (heurtune.match.stats.sprt_pair_cap)
+    max_pairs: int | None = None
     seed: int | None = None
     jobs: int = 1
     opening_plies: int | None = None  # default: the study's
+    method: str = "two-stage"
+    check_pairs: int | None = None  # default: pairs
+
+    @property
+    def check(self) -> int:
+        """Pairs of the two-stage check (0 with ``max-t``)."""
+        if self.method != "two-stage":
+            return 0
+        return self.pairs if self.check_pairs is None else self.check_pairs
 
     def __post_init__(self) -> None:
         if self.top < 1:
             raise HeurtuneError(f"confirm: top must be at least 1, got {self.top}")
         if self.pairs < 1:
             raise HeurtuneError(f"confirm: pairs must be at least 1, got {self.pairs}")
-        if self.max_pairs < 1:
+        if self.max_pairs is not None and self.max_pairs < 1:
             raise HeurtuneError(f"confirm: max_pairs must be at least 1, got {self.max_pairs}")
+        if self.method not in CONFIRM_METHODS:
+            raise HeurtuneError(f"confirm: method must be one of {', '.join(CONFIRM_METHODS)}, "
+                                f"got {self.method!r}")
+        if self.check_pairs is not None and self.check_pairs < 1:
+            raise HeurtuneError(f"confirm: check_pairs must be at least 1, got "
+                                f"{self.check_pairs}")
         check_jobs(self.jobs)
         if self.seed is not None and not 0 <= self.seed <= SEED_MAX:
             raise HeurtuneError(f"seed must be in [0, {SEED_MAX}], got {self.seed}")

@@ -13,11 +13,12 @@ from heurtune.tuning.views.dashboard import (
 from heurtune.tuning.views.report import REPORTS, build_report, report_path, write_report
 from heurtune.tuning.views.text import (
     confirmation_line,
+    gain_text,
     params_text,
     study_facts,
     trial_note,
     trials_table,
-    vs_baseline_text,
+    verdict_text,
 )
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "read_only",
     "build_report",
     "confirmation_line",
+    "gain_text",
     "params_text",
     "report_path",
     "serve_artifacts",
@@ -36,6 +38,6 @@ __all__ = [
     "study_note",
     "trial_note",
     "trials_table",
-    "vs_baseline_text",
+    "verdict_text",
     "write_report",
 ]

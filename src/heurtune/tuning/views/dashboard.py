@@ -46,6 +46,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.match import stats_of
 from heurtune.match.records import pair_records, write_records
 from heurtune.tomlio import check_folder_writable
+from heurtune.tuning.samplers import is_holdout
 from heurtune.tuning.study import (
     best_match_trial,
     load_study,
@@ -142,11 +143,19 @@ class Dashboard:
                        duel: dict[str, Any] | None = None) -> None:
         """While the trial still runs: its note, and for a complete trial that
         beats every completed one its engine file and sample games as artifacts
-        (a duel, which played the sampler's other weights, has a note only)."""
+        (a duel, which played the sampler's other weights, has a note only).
+        ``duel``: a duel trial's record (its other side under ``minus``)."""
         stats = stats_of(sorted(pairs, key=lambda p: p.index))
-        against = ("the sampler's other weights (" + ", ".join(
-            f"{k} = {value_text(v)}" for k, v in duel.items()) + ")" if duel is not None
-            else f"`{sf.opponent_spec}`" if len(sf.pool) == 1 else f"the {sf.opponents_text}")
+        if duel is None:
+            against = (f"`{sf.opponent_spec}`" if len(sf.pool) == 1
+                       else f"the {sf.opponents_text}")
+        elif is_holdout(duel):  # the answer against the baseline, which the model never sees
+            against = ("the baseline (a held-out duel: the sampler's answer measured, left out "
+                       "of its model; the model-based prediction of this gain "
+                       f"{duel['model_gain'] + 0.0:+.1f} Elo, sd {duel['model_gain_sd']:.1f})")
+        else:
+            against = "the sampler's other weights (" + ", ".join(
+                f"{k} = {value_text(v)}" for k, v in duel["minus"].items()) + ")"
         save_note(trial, trial_note(trial.number, stats, sf.pairs, against,
                                     dict(trial.params), pruned))
         store = self.store()

@@ -261,17 +261,28 @@ def pairs_figure(trials: Sequence[FrozenTrial], pairs: int) -> go.Figure:
 
 
 def confirmation_figure(verdict: Verdict) -> go.Figure:
-    """Each candidate's fresh score with its interval, and its tuning score."""
+    """Each candidate's selection score with its interval, its tuning score, and
+    the winner's and the baseline's scores on the check's further openings."""
     candidates = verdict.candidates
     winner = verdict.winner.label
     names = [c.label + (" (baseline)" if c.baseline and "baseline" not in c.label else "")
              + (" - winner" if c.label == winner else "") for c in candidates]
-    fig = interval_figure(names, [c.score for c in candidates],
-                          [c.figures["score_ci"] for c in candidates],
-                          f"fresh score on {verdict.pairs} new opening pairs each "
-                          "(95% interval); x: the tuning score", "score", reference=0.5)
+    scores = [c.score for c in candidates]
+    intervals = [c.figures["score_ci"] for c in candidates]
+    check = verdict.check
+    if check is not None:  # the figures export reports: further openings, unselected
+        for key, label in (("winner", f"{winner} - check"), ("baseline", "baseline - check")):
+            if key in check:
+                names.append(label)
+                scores.append(check[key]["score"])
+                intervals.append(check[key]["score_ci"])
+    title = (f"selection (optimistic for the winner): score on {verdict.pairs} fresh opening "
+             "pairs each (95% interval); x: the tuning score")
+    if check is not None:
+        title += f"; check: {check['pairs']} further pairs, the figures export reports"
+    fig = interval_figure(names, scores, intervals, title, "score", reference=0.5)
     fig.data[0].name = "fresh score"
-    fig.add_trace(go.Scatter(x=[c.tuning_score for c in candidates], y=names,
+    fig.add_trace(go.Scatter(x=[c.tuning_score for c in candidates], y=names[:len(candidates)],
                              mode="markers",
                              name="tuning score", marker={"symbol": "x", "size": 10,
                                                           "color": DEFAULT_COLOUR}))

@@ -11,10 +11,15 @@ import optuna
 import pandas as pd
 from optuna.trial import FrozenTrial, TrialState
 
+from heurtune.engine import EngineConfig
+from heurtune.errors import HeurtuneError
 from heurtune.match import MatchStats, elo_text
+from heurtune.tuning.after.answers import Answer, default_answer
+from heurtune.tuning.samplers import is_holdout
 from heurtune.tuning.study import (
     Verdict,
     best_match_trial,
+    duel_of,
     load_study,
     open_storage,
     schema,
@@ -66,6 +71,43 @@ def trial_note(number: int, stats: MatchStats, planned: int, opponent: str,
     return "\n".join(lines) + "\n"
 
 
+def gain_text(detail: Mapping[str, Any]) -> str:
+    """An answer's gain over the baseline as its ``detail`` holds it: measured by
+    held-out duels (a 95% interval), then the model's prediction, labelled
+    model-based (its sd); empty when it has neither."""
+    if detail.get("is_baseline"):
+        return "the baseline itself (no gain claimed)"
+    parts = []
+    if "measured_gain" in detail:
+        m = detail["measured_gain"]
+        if m is None:
+            parts.append("measured: not yet (no held-out duel played near this answer)")
+        else:
+            lo, hi = detail["measured_gain_ci"]
+            parts.append(f"measured {m + 0.0:+.1f} Elo [{lo + 0.0:+.1f}, {hi + 0.0:+.1f}] over "
+                         f"{detail['measured_duels']} held-out duels against the baseline "
+                         f"({detail['measured_games']} games)")
+    if detail.get("model_gain") is not None:
+        parts.append(f"model-based {detail['model_gain'] + 0.0:+.1f} Elo "
+                     f"(sd {detail['model_gain_sd']:.1f})")
+    return "; ".join(parts)
+
+
+def unconfirmed_answer(study: optuna.Study) -> Answer | None:
+    """What ``export`` writes while the study is unconfirmed, where that is an
+    answer rather than a trial (a duel sampler's, the model's); None for the best
+    trial, a multi-objective study, or a study whose engine cannot be read here."""
+    engine = study.user_attrs.get(schema.SETUP, {}).get("engine")
+    if not engine or len(study.directions) > 1 or best_match_trial(study) is None:
+        return None
+    try:
+        found = default_answer(study, EngineConfig.from_dict(
+            engine, source=f"study {study.study_name!r}"))
+    except HeurtuneError:
+        return None
+    return None if found.name == "best" else found
+
+
 def _exported_what(exported: dict[str, Any]) -> str:
     """What the last export wrote ("trial 7", "answer duels"; older notes: a trial number)."""
     return str(exported.get("what") or f"trial {exported.get('trial')}")
@@ -79,27 +121,44 @@ def _trial_line(trial: FrozenTrial) -> str:
             f"Elo {r.elo + 0.0:+.1f}")  # no -0.0
 
 
-def vs_baseline_text(verdict: Verdict) -> str:
-    """The winner's paired difference from the baseline, or nothing."""
+def verdict_text(verdict: Verdict) -> str:
+    """The winner and its evidence in words: what picked it (the selection, whose
+    own score is optimistic) and what measured it (the check's further fresh
+    games, or max-t intervals)."""
+    winner = verdict.winner
+    lo, hi = winner.score_ci
+    picked = (f"{len(verdict.candidates)} candidates on {verdict.pairs} fresh opening pairs "
+              "each")
+    if verdict.winner_is_baseline:
+        return (f"winner {winner.label} (the baseline: no candidate beat it; {picked}, its "
+                f"score {winner.score:.3f})")
+    if verdict.method == "selection":  # recorded before two-stage confirmation
+        text = (f"winner {winner.label}: fresh score {winner.score:.3f} [{lo:.3f}, {hi:.3f}] "
+                f"over {winner.games} games ({picked}; selection figures, optimistic)")
+    else:
+        text = (f"winner {winner.label}: picked among {picked} (score there "
+                f"{winner.score:.3f}, optimistic)")
+    check = verdict.check
+    if check is not None:
+        w = check["winner"]
+        clo, chi = w["score_ci"]
+        text += (f"; on {check['pairs']} further fresh pairs {w['score']:.3f} "
+                 f"[{clo:.3f}, {chi:.3f}] over {w['games']} games")
     d = verdict.vs_baseline
-    if d is None:
-        return ""
-    diff, lo, hi = d
-    return f"; vs the baseline {diff:+.3f} [{lo:+.3f}, {hi:+.3f}] (paired)"
+    if d is not None:
+        text += f"; vs the baseline {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired)"
+    elif verdict.method == "max-t" and verdict.gain_interval is not None:
+        glo, ghi = verdict.gain_interval
+        text += (f"; vs the baseline [{glo:+.3f}, {ghi:+.3f}] (max-t over "
+                 f"{verdict.raw['max_t']['comparisons']} comparisons; no point score)")
+    return text
 
 
 def confirmation_line(study: optuna.Study, name: str, completed: int) -> str:
     verdict = Verdict.of(study.user_attrs)
     if verdict is None:
         return f"not confirmed yet (heurtune confirm {name})"
-    winner = verdict.winner
-    lo, hi = winner.score_ci
-    line = (f"winner {winner.label}"
-            f"{' (the baseline: no candidate beat it)' if verdict.winner_is_baseline else ''}: "
-            f"fresh score {winner.score:.3f} [{lo:.3f}, {hi:.3f}] over {winner.games} "
-            f"games ({len(verdict.candidates)} candidates, {verdict.pairs} fresh opening "
-            "pairs each)")
-    line += vs_baseline_text(verdict)
+    line = verdict_text(verdict)
     s = verdict.sprt
     if s is not None:
         line += (f"; SPRT [{s['elo0']:g}, {s['elo1']:g}]: {s['verdict'] or 'no verdict'} "
@@ -112,8 +171,9 @@ def confirmation_line(study: optuna.Study, name: str, completed: int) -> str:
 
 def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str]]:
     """What a study is and where it stands, as (name, value) rows: its study
-    file, engine, opponent, openings, budget, trials, best trial,
-    confirmation, exported engine and artifact folder."""
+    file, engine, opponent, openings, budget, trials, best trial, the answer
+    export writes unconfirmed (where it is no trial, with its gain over the
+    baseline), confirmation, exported engine and artifact folder."""
     name = study.study_name
     setup = study.user_attrs.get(schema.SETUP, {})
     tuning = study.user_attrs.get(schema.TUNING, {})
@@ -128,6 +188,11 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
                 else f"{pairs} pairs ({2 * pairs if isinstance(pairs, int) else '?'} games)")
     exported = study.user_attrs.get(schema.EXPORTED)
     where = folder if folder is not None else tuning.get("artifacts")
+    answer = unconfirmed_answer(study)
+    gain = gain_text(answer.detail) if answer is not None else ""
+    answer_row = ([(f"answer {answer.name}", params_text(answer.params)
+                    + (f"; gain over the baseline: {gain}" if gain else ""))]
+                  if answer is not None else [])
     return [
         ("study file", tuning.get("study_file") or "-"),
         ("engine", f"{engine.get('game', '?')} heuristic {engine.get('heuristic', '?')}, "
@@ -141,6 +206,7 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
         ("trials", f"{count[TrialState.COMPLETE]} complete, {count[TrialState.PRUNED]} pruned, "
                    f"{count[TrialState.FAIL]} failed, {count[TrialState.RUNNING]} running"),
         ("best", _trial_line(best) if best is not None else "no completed trial yet"),
+        *answer_row,
         ("confirmation", confirmation_line(study, name, len(complete))),
         ("exported engine", f"{exported['path']} ({_exported_what(exported)}, {exported['date']})"
          if exported else f"not exported yet (heurtune export {name})"),
@@ -150,7 +216,11 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
 
 
 def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
-    """One row per trial: number, state, score, interval, games and parameters."""
+    """One row per trial: number, state, score, interval, games and parameters;
+    in a duel study also what each duel was (``duel``: ``search``, or
+    ``held-out``: the answer against the baseline, left out of the model) and,
+    for a held-out duel, the model's prediction of the gain it measures
+    (``model_based_gain`` and its sd, Elo)."""
     storage = open_storage(storage_url, create=False)
     study = load_study(storage, study_name)
     df = study.trials_dataframe(attrs=("number", "state", "user_attrs", "params"))
@@ -168,4 +238,15 @@ def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
     for col in keep:
         if col not in df.columns:
             df[col] = None
+    duels = {t.number: duel_of(t) for t in study.get_trials(deepcopy=False)}
+    if any(d is not None for d in duels.values()) and "number" in df.columns:
+        df["duel"] = [None if duels.get(n) is None else
+                      "held-out" if is_holdout(duels[n]) else "search" for n in df["number"]]
+        keep.append("duel")
+        if any(is_holdout(d) for d in duels.values()):
+            for col, key in (("model_based_gain", "model_gain"),
+                             ("model_based_gain_sd", "model_gain_sd")):
+                df[col] = [(duels.get(n) or {}).get(key) if is_holdout(duels.get(n)) else None
+                           for n in df["number"]]
+                keep.append(col)
     return df[keep + [c for c in params if c not in keep]]
