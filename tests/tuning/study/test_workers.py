@@ -41,7 +41,7 @@ sampler = "tpe"
 heuristic = "weighted"
 [engine.search]
 algorithm = "alphabeta"
-depth = 2
+depth = {depth}
 
 [params]
 region = 0.0
@@ -55,9 +55,9 @@ kind = "none"
 """
 
 
-def study_file(tmp_path: Path, trials: int = 8, pairs: int = 2) -> str:
-    path = tmp_path / f"w{trials}-{pairs}.toml"
-    path.write_text(STUDY.format(trials=trials, pairs=pairs))
+def study_file(tmp_path: Path, trials: int = 8, pairs: int = 2, depth: int = 2) -> str:
+    path = tmp_path / f"w{trials}-{pairs}-{depth}.toml"
+    path.write_text(STUDY.format(trials=trials, pairs=pairs, depth=depth))
     return str(path)
 
 
@@ -98,17 +98,27 @@ def param_sets(trials: list[optuna.trial.FrozenTrial]) -> list[tuple]:
 
 def wait_for_running(url: str, number: int, proc: subprocess.Popen, seconds: float = 120,
                      pairs_played: int = 0) -> None:
-    """Until trial ``number`` runs (and has reported ``pairs_played`` pairs)."""
+    """Until trial ``number`` runs (and has reported ``pairs_played`` pairs).
+
+    One storage for the whole wait, and only the running trials read: a poll that
+    opened the storage anew each time took long enough, on a loaded CI machine,
+    to miss a trial that ran for two seconds.
+    """
     deadline = time.monotonic() + seconds
+    storage: optuna.storages.RDBStorage | None = None
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         try:
-            if any(t.number == number and t.state == TrialState.RUNNING
-                   and len(t.intermediate_values) >= pairs_played for t in trials_of(url)):
+            storage = storage or optuna.storages.RDBStorage(url)
+            study_id = storage.get_study_id_from_name("w")
+            running = storage.get_all_trials(study_id, deepcopy=False,
+                                             states=(TrialState.RUNNING,))
+            if any(t.number == number and len(t.intermediate_values) >= pairs_played
+                   for t in running):
                 return
-        except (KeyError, Exception):  # the study or its tables are not there yet
+        except Exception:  # the study or its tables are not there yet, or locked
             pass
-        time.sleep(0.05)
+        time.sleep(0.02)
     raise AssertionError(f"trial {number} never ran")
 
 
@@ -151,7 +161,9 @@ def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None:
 @pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
 def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'kill.db'}"
-    sf = study_file(tmp_path, pairs=300)
+    # depth 7: a trial of a few seconds to kill in (at depth 2 it took ~1.5 s, and
+    # once finished before a loaded CI machine's poll saw it running)
+    sf = study_file(tmp_path, pairs=300, depth=7)
     env = {"HEURTUNE_HEARTBEAT": "1", "HEURTUNE_GRACE": "3"}
     code, _, err = finish(worker(sf, url, "--trials", "1", env=env))
     assert code == 0, err
