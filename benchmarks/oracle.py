@@ -2,7 +2,14 @@
 
     python benchmarks/oracle.py --case fishtest [--seeds 20] [--json] [--plot FILE]
                                 [--optimisers duels,spsa,...] [--full] [--out FILE] [--budget N]
+                                [--cases MY_CASES.py]
+    python benchmarks/oracle.py --case [--cases MY_CASES.py]     # lists the cases
     python benchmarks/oracle.py --validate-spsa [--seeds 50]
+
+The cases are defined in heurtune.engine.heuristics.oracle (``define_case``);
+``--cases FILE.py`` runs a file of your own first, whose ``define_case`` calls
+add cases (each validated as it is defined: see that module), and ``--case``
+with no name lists every case defined.
 
 Each run is a real heurtune study (a study file written for the oracle's
 stand-in game, ``heurtune.tuning.tune`` with the sampler and its options,
@@ -44,6 +51,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse
 import json
 import math
+import runpy
 import sys
 import tempfile
 import time
@@ -54,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from heurtune.engine.heuristics.oracle import CASES, loss
+from heurtune.errors import HeurtuneError
 from heurtune.match.oracle import GAME, OracleRunner, oracle_game
 from heurtune.tomlio import write_toml
 from heurtune.tuning import tune
@@ -299,9 +308,33 @@ def validate_spsa(seeds: int, pairs: int) -> dict[str, Any]:
             "median_loss": float(np.median(finals))}
 
 
+def load_cases(paths: list[str]) -> None:
+    """Run each file of cases (its ``define_case`` calls add them)."""
+    for path in paths:
+        if not Path(path).is_file():
+            raise HeurtuneError(f"--cases {path}: no such file")
+        runpy.run_path(path, run_name="oracle_cases")
+
+
+def list_cases() -> str:
+    """One line per defined case: name, parameters, the baseline's loss, description."""
+    return "\n".join(f"{c.name:<12} {c.dim:>2} parameters, baseline {c.start_elo:.4g} Elo below "
+                     f"the best; {c.description}" for c in CASES.values())
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--case", default="fishtest", choices=sorted(CASES))
+    first = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    first.add_argument("--cases", action="append", default=[])
+    try:
+        load_cases(first.parse_known_args()[0].cases)
+    except HeurtuneError as e:
+        print(f"oracle.py: error: {e}", file=sys.stderr)
+        return 2
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
+    ap.add_argument("--case", nargs="?", const="", default="fishtest",
+                    choices=["", *sorted(CASES)], help="the case (no name: list them)")
+    ap.add_argument("--cases", action="append", default=[], metavar="FILE.py",
+                    help="a file whose define_case calls add cases (repeatable)")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--optimisers", default="", help="comma-separated names (default: all)")
     ap.add_argument("--full", action="store_true", help="also other pairs-per-trial settings")
@@ -313,6 +346,9 @@ def main() -> int:
     ap.add_argument("--validate-spsa", action="store_true")
     ap.add_argument("--validate-pairs", type=int, default=32)
     args = ap.parse_args()
+    if args.case == "":
+        print(list_cases())
+        return 0
     if args.validate_spsa:
         print(json.dumps(validate_spsa(args.seeds, args.validate_pairs)))
         return 0

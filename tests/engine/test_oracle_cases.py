@@ -1,0 +1,130 @@
+"""The simulated oracle's cases: defined in one place, validated on definition."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from heurtune.engine.heuristic import get_heuristic
+from heurtune.engine.heuristics import oracle as cases
+from heurtune.engine.heuristics.oracle import CASES, define_case, loss, make_case
+from heurtune.errors import HeurtuneError
+from heurtune.match.oracle import OracleRunner, oracle_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bowl(x: np.ndarray) -> float:
+    return float(-0.001 * np.sum((x - 120.0) ** 2))
+
+
+def test_every_built_in_case_is_valid_and_its_baseline_lies_as_far_below_as_stated() -> None:
+    for c in CASES.values():
+        base = dict(zip((f"x{i + 1}" for i in range(c.dim)), c.baseline, strict=True))
+        assert math.isclose(loss(c, base), c.start_elo, rel_tol=1e-5), c.name
+        assert loss(c, dict(zip(base, c.best, strict=True))) == pytest.approx(0.0, abs=1e-9)
+        assert all(lo <= b <= hi for lo, b, hi in zip(c.low, c.baseline, c.high, strict=True))
+
+
+def test_the_new_landscapes_are_what_they_say() -> None:
+    assert CASES["far"].start_elo == pytest.approx(10.0)
+    # the edge case's optimum lies beyond the box: the in-box best is the corner
+    assert CASES["edge"].best == pytest.approx((200.0, 200.0, 0.0, 0.0), abs=1e-4)
+    assert CASES["edge"].best_elo == pytest.approx(-2 * 2.0 * 0.15 ** 2)
+    # the rotated bowl is not separable: its Hessian (by differences a full range
+    # apart, exact for a quadratic) couples two parameters with a correlation over 0.5
+    f = CASES["rotated"].function
+    x, step = np.array(CASES["rotated"].best), np.eye(4) * 100.0
+    H = np.array([[f(x + step[i] + step[j]) - f(x + step[i]) - f(x + step[j]) + f(x)
+                   for j in range(4)] for i in range(4)])
+    assert np.all(np.diag(H) < 0)
+    d = np.sqrt(-np.diag(H))
+    assert np.max(np.abs(H / np.outer(d, d) - np.diag(np.diag(H / np.outer(d, d))))) > 0.5
+
+
+def test_a_stated_optimum_outside_the_box_is_refused() -> None:
+    with pytest.raises(HeurtuneError, match="outside the box"):
+        make_case("out", bowl, (0.0, 0.0), (100.0, 100.0), optimum=(120.0, 120.0))
+
+
+def test_a_stated_optimum_that_is_not_the_best_is_refused() -> None:
+    with pytest.raises(HeurtuneError, match="better than the stated optimum"):
+        make_case("wrong", bowl, (0.0, 0.0), (200.0, 200.0), optimum=(100.0, 100.0))
+
+
+def test_without_an_optimum_the_in_box_best_is_computed() -> None:
+    c = make_case("clipped", bowl, (0.0, 0.0), (100.0, 150.0))
+    assert c.best == pytest.approx((100.0, 120.0), abs=1e-3)
+    assert c.start_elo == pytest.approx(2.0)
+
+
+def test_a_baseline_must_lie_in_the_box_and_as_far_below_as_stated() -> None:
+    with pytest.raises(HeurtuneError, match="point of the box"):
+        make_case("b1", bowl, (0.0, 0.0), (200.0, 200.0), baseline=(250.0, 0.0))
+    with pytest.raises(HeurtuneError, match="not 5 as stated"):
+        make_case("b2", bowl, (0.0, 0.0), (200.0, 200.0), baseline=(120.0, 150.0), start_elo=5.0)
+    ok = make_case("b3", bowl, (0.0, 0.0), (200.0, 200.0), baseline=(120.0, 150.0),
+                   start_elo=0.9)
+    assert ok.start_elo == pytest.approx(0.9)
+
+
+def test_a_baseline_farther_than_the_farthest_corner_is_refused() -> None:
+    with pytest.raises(HeurtuneError, match="farthest corner"):
+        make_case("deep", bowl, (0.0, 0.0), (200.0, 200.0), start_elo=1000.0)
+
+
+@pytest.mark.parametrize("low,high,what", [((0.0,), (0.0,), "below its high"),
+                                           ((0.0, 1.0), (1.0,), "one bound per parameter"),
+                                           ((0.0,), (math.inf,), "finite")])
+def test_a_malformed_box_is_refused(low, high, what) -> None:
+    with pytest.raises(HeurtuneError, match=what):
+        make_case("box", lambda x: 0.0, low, high)
+
+
+def test_an_elo_that_is_not_finite_is_refused() -> None:
+    with pytest.raises(HeurtuneError, match="nan"):
+        make_case("nan", lambda x: float("nan"), (0.0,), (1.0,))
+
+
+def test_a_defined_case_becomes_a_heuristic_and_plays(monkeypatch) -> None:
+    monkeypatch.setattr(cases, "CASES", dict(CASES))  # leave the module's cases as they were
+    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
+    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
+    c = define_case("ridge_test", lambda x: -0.002 * (x[0] - x[1]) ** 2
+                    - 0.0002 * (x[0] - 120.0) ** 2, (0.0, 0.0), (200.0, 200.0))
+    with pytest.raises(HeurtuneError, match="already defined"):
+        define_case("ridge_test", bowl, (0.0, 0.0), (200.0, 200.0))
+    with oracle_game():
+        h = get_heuristic("oracle", "ridge_test")
+        assert [p.default for p in h.space.params] == list(c.baseline)
+        from heurtune.engine.config import preset
+
+        base = preset("oracle:ridge_test")
+        assert OracleRunner().elo(base) == pytest.approx(-c.start_elo)
+
+
+def test_the_benchmark_lists_the_cases_and_takes_a_file_of_ones_own(tmp_path) -> None:
+    mine = tmp_path / "mine.py"
+    mine.write_text("from heurtune.engine.heuristics.oracle import define_case\n"
+                    "define_case('mine', lambda x: -0.001 * (x[0] - 50.0) ** 2, (0.0,), (200.0,))\n")
+    script = str(ROOT / "benchmarks" / "oracle.py")
+    out = subprocess.run([sys.executable, script, "--case", "--cases", str(mine)],
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    names = [line.split()[0] for line in out.splitlines()]
+    assert set(CASES) | {"mine"} == set(names)
+    run = subprocess.run([sys.executable, script, "--case", "mine", "--cases", str(mine),
+                          "--optimisers", "duels", "--seeds", "1", "--budget", "2000", "--json"],
+                         capture_output=True, text=True, timeout=300, check=True)
+    assert '"duels"' in run.stdout
+    bad = tmp_path / "bad.py"
+    bad.write_text("from heurtune.engine.heuristics.oracle import define_case\n"
+                   "define_case('bad', lambda x: 0.0, (0.0,), (1.0,), optimum=(2.0,))\n")
+    fail = subprocess.run([sys.executable, script, "--case", "--cases", str(bad)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert fail.returncode == 2 and fail.stderr.count("\n") == 1
+    assert "outside the box" in fail.stderr
