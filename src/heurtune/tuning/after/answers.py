@@ -148,7 +148,7 @@ def _model(space: ParamSpace, baseline: Mapping[str, Value],
     return Answer("model", params,
                   detail={"is_baseline": not point.any(), "model_gain": gain,
                           "model_gain_sd": sd, "trials": len(played),
-                          "prior_scale": model.scale})
+                          "prior_scale": model.scale, "prior_start_scale": model.start_scale})
 
 
 def study_answers(study: optuna.Study, base: EngineConfig,

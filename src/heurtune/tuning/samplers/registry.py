@@ -150,9 +150,11 @@ KINDS: tuple[SamplerKind, ...] = (
         "heurtune.tuning.samplers.spsa:make", duels=True),
     SamplerKind("duels", {
         "elo_per_range": Option(float, 2.0, 1e-3, 1e4,
-                                help="prior: Elo lost half a range from the optimum"),
+                                help="prior: Elo lost half a range from the optimum (the "
+                                     "data scale it up, 1 to 256 times)"),
         "start_elo": Option(float, 2.0, 1e-3, 1e4, help="prior: how far below the optimum "
-                                                          "the baseline is, in Elo"),
+                                                          "the baseline is, in Elo (the data "
+                                                          "scale it up on their own)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
         "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
                                                        "in half ranges"),
