@@ -180,6 +180,21 @@ def _stopped_tests(sprt: Sprt, truth: float, runs: int,
     return out
 
 
+def _decided_share(sprt: Sprt, probs: np.ndarray, cap: int, runs: int,
+                   rng: np.random.Generator) -> float:
+    """The share of simulated tests (pairs drawn from ``probs``) that reach a
+    verdict within ``cap`` pairs."""
+    decided = 0
+    for _ in range(runs):
+        counts = [0] * 5
+        for _ in range(cap):
+            counts[int(rng.choice(5, p=probs))] += 1
+            if sprt.verdict(sprt.llr(counts)) is not None:
+                decided += 1
+                break
+    return decided / runs
+
+
 def _plain_elo(counts: list[int]) -> float:
     n = sum(counts)
     s = float(np.dot(counts, V)) / n
@@ -262,16 +277,8 @@ def test_the_pair_cap_lets_95_percent_of_tests_decide() -> None:
     probs = _pentanomial_at(20.0)
     var = float(probs @ (V - probs @ V) ** 2)
     cap = sprt_pair_cap(sprt, pair_var=var)
-    rng = np.random.default_rng(11)
-    decided = 0
-    for _ in range(400):
-        counts = [0] * 5
-        for _ in range(cap):
-            counts[int(rng.choice(5, p=probs))] += 1
-            if sprt.verdict(sprt.llr(counts)) is not None:
-                decided += 1
-                break
-    assert 0.94 <= decided / 400 <= 0.99, decided / 400
+    share = _decided_share(sprt, probs, cap, 400, np.random.default_rng(11))
+    assert 0.94 <= share <= 0.99, share
 
 
 def test_the_pair_cap_scales_with_the_bounds_and_the_spread() -> None:
@@ -421,16 +428,9 @@ def _measure_cap(runs: int, rng: np.random.Generator) -> None:  # pragma: no cov
     probs = _pentanomial_at(20.0)
     var = float(probs @ (V - probs @ V) ** 2)
     cap = sprt_pair_cap(logistic, pair_var=var)
-    decided = 0
-    for _ in range(runs):
-        counts = [0] * 5
-        for _ in range(cap):
-            counts[int(rng.choice(5, p=probs))] += 1
-            if logistic.verdict(logistic.llr(counts)) is not None:
-                decided += 1
-                break
+    share = _decided_share(logistic, probs, cap, runs, rng)
     print(f"pair cap [0, 40] at 20 Elo, pair variance {var:.4f}: {cap} pairs, "
-          f"{decided / runs:.3f} of {runs} tests decide within it", flush=True)
+          f"{share:.3f} of {runs} tests decide within it", flush=True)
     narrow = Sprt(0.0, 5.0)
     for even in (0.6, 0.9):
         pair_var = (1.0 - even) / 4.0

@@ -113,31 +113,41 @@ def test_grouped_intervals_match_an_independent_sandwich() -> None:
             q * math.sqrt(c @ cov @ c) * ELO_PER_LOGIT, rel=1e-4)
 
 
+def _coverage(rng: np.random.Generator, runs: int, openings: int = 12,
+              *tournament: float) -> dict[str, float]:
+    """Over ``runs`` simulated tournaments: how often the grouped 95% intervals cover
+    the true rating differences and centred ratings (``after``), and how often the
+    same intervals without the small-sample correction (no G / (G - 1) factor, a
+    normal quantile) would have (``before``)."""
+    names = [f"p{k}" for k in range(len(ELOS))]
+    centred = np.array(ELOS) - np.mean(ELOS)
+    shrink = stats.norm.ppf(0.975) / stats.t.ppf(0.975, openings - 1) * math.sqrt(
+        (openings - 1) / openings)  # back to the uncorrected interval
+    after = before = rated_after = rated_before = total = 0
+    for _ in range(runs):
+        records, groups = _tournament(rng, openings, *tournament)
+        for d in bradley_terry_differences(names, records, groups=groups):
+            truth = ELOS[names.index(d.first)] - ELOS[names.index(d.second)]
+            after += d.elo_ci[0] <= truth <= d.elo_ci[1]
+            before += abs(d.elo - truth) <= shrink * (d.elo_ci[1] - d.elo)
+            total += 1
+        for k, r in enumerate(bradley_terry(names, records, groups=groups)):
+            rated_after += r.elo_ci[0] <= centred[k] <= r.elo_ci[1]
+            rated_before += abs(r.elo - centred[k]) <= shrink * (r.elo_ci[1] - r.elo)
+    rated = runs * len(ELOS)
+    return {"differences_after": after / total, "differences_before": before / total,
+            "ratings_after": rated_after / rated, "ratings_before": rated_before / rated}
+
+
 def test_intervals_cover_the_rating_differences_with_a_dozen_openings() -> None:
     """300 simulated tournaments of 12 openings (5 players, 6 cells): the grouped
     intervals cover the true rating differences (and centred ratings) at least 93%
     of the time (measured: 0.95 to 0.96); without the G / (G - 1) factor and the t
     quantile they covered about 0.91."""
-    rng = np.random.default_rng(12)
-    names = [f"p{k}" for k in range(len(ELOS))]
-    centred = np.array(ELOS) - np.mean(ELOS)
-    openings = 12
-    shrink = stats.norm.ppf(0.975) / stats.t.ppf(0.975, openings - 1) * math.sqrt(
-        (openings - 1) / openings)  # back to the uncorrected interval
-    hits = uncorrected = rated = total = 0
-    runs = 300
-    for _ in range(runs):
-        records, groups = _tournament(rng, openings)
-        for d in bradley_terry_differences(names, records, groups=groups):
-            truth = ELOS[names.index(d.first)] - ELOS[names.index(d.second)]
-            hits += d.elo_ci[0] <= truth <= d.elo_ci[1]
-            uncorrected += abs(d.elo - truth) <= shrink * (d.elo_ci[1] - d.elo)
-            total += 1
-        for k, r in enumerate(bradley_terry(names, records, groups=groups)):
-            rated += r.elo_ci[0] <= centred[k] <= r.elo_ci[1]
-    assert hits / total >= 0.93, hits / total
-    assert rated / (runs * len(ELOS)) >= 0.93, rated / (runs * len(ELOS))
-    assert uncorrected / total < 0.93, uncorrected / total
+    c = _coverage(np.random.default_rng(12), 300)
+    assert c["differences_after"] >= 0.93, c
+    assert c["ratings_after"] >= 0.93, c
+    assert c["differences_before"] < 0.93, c
 
 
 def test_fewer_than_two_openings_fall_back_to_the_model_covariance() -> None:
@@ -168,29 +178,13 @@ def test_a_tournament_reports_its_rating_differences() -> None:
 def _measure(runs: int) -> None:  # pragma: no cover - a report, not a test
     """Coverage before and after the small-sample correction, for several opening
     correlations: python -m tests.match.test_tournament_intervals [RUNS]."""
-    names = [f"p{k}" for k in range(len(ELOS))]
-    centred = np.array(ELOS) - np.mean(ELOS)
-    openings = 12
-    shrink = stats.norm.ppf(0.975) / stats.t.ppf(0.975, openings - 1) * math.sqrt(
-        (openings - 1) / openings)
     for seed, (shared, colour, draws) in enumerate(
             ((0.3, 0.3, 0.2), (0.0, 0.5, 0.3), (0.5, 0.0, 0.1), (0.2, 0.6, 0.4))):
-        rng = np.random.default_rng(100 + seed)
-        after = before = rated_after = rated_before = total = 0
-        for _ in range(runs):
-            records, groups = _tournament(rng, openings, shared, colour, draws)
-            for d in bradley_terry_differences(names, records, groups=groups):
-                truth = ELOS[names.index(d.first)] - ELOS[names.index(d.second)]
-                after += d.elo_ci[0] <= truth <= d.elo_ci[1]
-                before += abs(d.elo - truth) <= shrink * (d.elo_ci[1] - d.elo)
-                total += 1
-            for k, r in enumerate(bradley_terry(names, records, groups=groups)):
-                rated_after += r.elo_ci[0] <= centred[k] <= r.elo_ci[1]
-                rated_before += abs(r.elo - centred[k]) <= shrink * (r.elo_ci[1] - r.elo)
-        rated = runs * len(ELOS)
+        c = _coverage(np.random.default_rng(100 + seed), runs, 12, shared, colour, draws)
         print(f"12 openings, shared {shared}, colour {colour}, draws {draws}: rating "
-              f"differences {before / total:.3f} -> {after / total:.3f}, centred ratings "
-              f"{rated_before / rated:.3f} -> {rated_after / rated:.3f} ({runs} tournaments)")
+              f"differences {c['differences_before']:.3f} -> {c['differences_after']:.3f}, "
+              f"centred ratings {c['ratings_before']:.3f} -> {c['ratings_after']:.3f} "
+              f"({runs} tournaments)")
 
 
 if __name__ == "__main__":  # pragma: no cover
