@@ -44,7 +44,7 @@ the score over the confirmation pairs with its 95% interval
 (``heurtune.match.stats.score_interval``), its Elo and the Elo of the interval's
 ends (the gain over the baseline, which is the opponent), the paired difference
 from the baseline's own pairs on the same openings
-(``heurtune.match.stats.difference_variance``, a t interval as ``confirm``
+(``heurtune.match.stats.difference_interval``, a t interval as ``confirm``
 computes), draws and the pentanomial.
 
 Output: ``--out FILE.json`` (every record: setup, sampler, seed, budget, games
@@ -73,7 +73,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 import argparse
 import datetime
 import json
-import math
 import sys
 import tempfile
 import time
@@ -92,7 +91,7 @@ from oracle import CONFIGS, Config  # noqa: E402  (benchmarks/oracle.py: the sam
 
 from heurtune.engine.config import EngineConfig, SearchSettings  # noqa: E402
 from heurtune.match import MatchRunner, MatchSpec, stats_of  # noqa: E402
-from heurtune.match.stats import difference_variance, elo, t_value  # noqa: E402
+from heurtune.match.stats import difference_interval, elo  # noqa: E402
 from heurtune.tomlio import write_toml  # noqa: E402
 from heurtune.tuning import tune  # noqa: E402
 from heurtune.tuning.after.answers import study_answers  # noqa: E402
@@ -340,11 +339,7 @@ def confirm_one(setup_name: str, params: Mapping[str, Any], pairs: int,
 
 def paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float]:
     """Mean and 95% t interval of the pair-by-pair difference (as ``confirm``)."""
-    diffs = [x - y for x, y in zip(a, b, strict=True)]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    half = t_value(n) * math.sqrt(difference_variance(diffs) / n)
-    return mean, max(-1.0, mean - half), min(1.0, mean + half)
+    return difference_interval([x - y for x, y in zip(a, b, strict=True)])
 
 
 def pair_variance_plain(scores: Sequence[float]) -> float:

@@ -109,7 +109,14 @@ def paired_difference(a: Sequence[PairResult], b: Sequence[PairResult],
     """(mean, low, high) of the per-opening score difference between two engines
     that played the same openings against the same opponent: the openings' own
     difficulty cancels, so this interval is much narrower than two separate ones."""
-    diffs = score_differences(a, b)
+    return difference_interval(score_differences(a, b), confidence)
+
+
+def difference_interval(diffs: Sequence[float],
+                        confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high) of paired score differences: a t interval on their
+    floored variance (:func:`difference_variance`), kept within [-1, 1]; (0, -1,
+    1) for none."""
     n = len(diffs)
     if n == 0:
         return 0.0, -1.0, 1.0
