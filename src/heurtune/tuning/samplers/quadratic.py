@@ -225,6 +225,26 @@ class QuadraticModel:
         var[n_features(d):] = 1000.0 ** 2  # offsets: the baseline's Elo vs each opponent
         return mean, 1.0 / var
 
+    def posterior(self, scale: float, start_scale: float | None = None
+                  ) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """Under the prior at these scales (see :meth:`_prior`): the log evidence
+        of the observations, the posterior mean and the Cholesky factor of the
+        posterior precision; None where that precision is not positive definite."""
+        assert self._A is not None and self._b is not None
+        vf = self.variance_factor
+        A, b, yy = self._A / vf, self._b / vf, self._yy / vf
+        m0, p0 = self._prior(scale, start_scale)
+        P = A + np.diag(p0)
+        try:
+            L = np.linalg.cholesky(P)
+        except np.linalg.LinAlgError:
+            return None
+        rhs = p0 * m0 + b
+        mn = np.linalg.solve(P, rhs)
+        evidence = (-0.5 * (yy + float(m0 @ (p0 * m0)) - float(mn @ rhs))
+                    + 0.5 * float(np.sum(np.log(p0))) - float(np.sum(np.log(np.diag(L)))))
+        return evidence, mn, L
+
     def fit(self) -> None:
         """The posterior under the pair of prior scales (curvature, start distance)
         with the largest evidence, or the best shared scale unless the pair beats it
@@ -234,27 +254,16 @@ class QuadraticModel:
             self.cov = np.diag(1.0 / prec)
             self.scale = self.start_scale = 1.0
             return
-        assert self._A is not None and self._b is not None
-        vf = self.variance_factor
-        A, b, yy = self._A / vf, self._b / vf, self._yy / vf
         best = shared = None
         for scale in SCALES:
             for start_scale in SCALES:
-                m0, p0 = self._prior(scale, start_scale)
-                P = A + np.diag(p0)
-                try:
-                    L = np.linalg.cholesky(P)
-                except np.linalg.LinAlgError:
+                found = self.posterior(scale, start_scale)
+                if found is None:
                     continue
-                rhs = p0 * m0 + b
-                mn = np.linalg.solve(P, rhs)
-                evidence = (-0.5 * (yy + float(m0 @ (p0 * m0)) - float(mn @ rhs))
-                            + 0.5 * float(np.sum(np.log(p0)))
-                            - float(np.sum(np.log(np.diag(L)))))
-                fit = (evidence, scale, start_scale, mn, L)
-                if best is None or evidence > best[0]:
+                fit = (found[0], scale, start_scale, found[1], found[2])
+                if best is None or fit[0] > best[0]:
                     best = fit
-                if start_scale == scale and (shared is None or evidence > shared[0]):
+                if start_scale == scale and (shared is None or fit[0] > shared[0]):
                     shared = fit
         assert best is not None and shared is not None
         if best[0] < shared[0] + SEPARATE_MARGIN:  # one scale for both explains the data
