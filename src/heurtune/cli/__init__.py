@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 
 from heurtune import __version__
-from heurtune.cli import games, matches, results, studies
+from heurtune.cli import games, matches, positions, results, studies
 from heurtune.cli._common import Command, Parser
 from heurtune.errors import HeurtuneError
 
@@ -27,6 +27,7 @@ COMMANDS: tuple[type[Command], ...] = (
     matches.Match,
     matches.Replay,
     matches.Tournament,
+    positions.Positions,
     studies.Tune,
     studies.Calibrate,
     studies.Screen,

@@ -201,10 +201,11 @@ class Trials(Command):
             print(f"wrote {len(df)} trials to {args.csv}")
         else:  # every pair's score is the CSV's (a column as wide as the trial is long)
             shown = df.drop(columns=["pair_scores"], errors="ignore")
-            shown["score_ci"] = shown["score_ci"].map(
-                lambda v: f"[{v[0]:.3f}, {v[1]:.3f}]" if isinstance(v, list) and len(v) == 2
-                else v
-            )
+            if "score_ci" in shown.columns:  # (a positions study has losses instead)
+                shown["score_ci"] = shown["score_ci"].map(
+                    lambda v: f"[{v[0]:.3f}, {v[1]:.3f}]" if isinstance(v, list) and len(v) == 2
+                    else v
+                )
             print(shown.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         return 0
 

@@ -29,6 +29,10 @@ def print_estimate(sf: StudyFile, trials: int) -> None:
     """What the study costs and resolves (from its calibration, if any)."""
     from heurtune.tuning.planning import study_estimate
 
+    if sf.positions is not None:  # no game: each trial one pass over the positions
+        print(f"plan: {trials} trials, each the {sf.positions.loss} loss over the positions of "
+              f"{sf.positions.file} (no game is played; [confirm] plays games)", flush=True)
+        return
     plan, notes = study_estimate(sf, trials)
     for line in notes + plan.lines():
         print(line, flush=True)
@@ -56,7 +60,7 @@ class Tune(Command):
         from heurtune.cli.results import run_confirmation
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.studyfile import check_study_name
-        from heurtune.tuning.views import gain_text, params_text
+        from heurtune.tuning.views import gain_text, params_text, positions_text
 
         sf = load_study_file(args.study_file)
         dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
@@ -74,11 +78,10 @@ class Tune(Command):
             r = TrialResult.of(t.user_attrs)  # a pruned trial's value is its last report
             value = f"{r.score:.3f}" if r.score is not None else "-"
             state = t.state.name.lower()
-            bar.write(
-                f"trial {t.number:>3} {state:<8} score {value} [{r.score_ci[0]:.3f}, "
-                f"{r.score_ci[1]:.3f}] over {r.games} games  " + params_text(t.params),
-                file=sys.stderr,
-            )
+            result = positions_text(t.user_attrs) or (
+                f"score {value} [{r.score_ci[0]:.3f}, {r.score_ci[1]:.3f}] over {r.games} games")
+            bar.write(f"trial {t.number:>3} {state:<8} {result}  " + params_text(t.params),
+                      file=sys.stderr)
 
         done_pairs: dict[int, int] = {}
 
@@ -100,6 +103,9 @@ class Tune(Command):
             f"{summary.best_value:.3f}" if summary.best_value is not None
             else f"study {summary.study_name!r}: no completed trial yet"
         )
+        if sf.sampler.kind == "lbfgs" and summary.finished < target and summary.best_value:
+            print(f"lbfgs: L-BFGS-B converged after {summary.finished} trials (of at most "
+                  f"{target})")
         found = summary.answer  # what export writes unconfirmed (a duel sampler's, the model's)
         if found is not None:
             gain = gain_text(found.detail)

@@ -141,6 +141,24 @@ class Position:
         return f"{who} {self.move} ({how})"
 
 
+def replay_moves(record: Mapping[str, Any], where: str = "game record") -> list[int]:
+    """A recorded game's moves from the start (its opening's included) as the
+    kernel's moves; a move that is not legal where it stands is a
+    :class:`HeurtuneError` naming ``where``."""
+    kernel = get_game(record["game"])
+    state = kernel.new_state(record["rules"])
+    out = []
+    for ply, text in enumerate(list(record["opening"]) + list(record["moves"]), start=1):
+        try:
+            move = kernel.parse_move(state, text)
+        except HeurtuneError:
+            raise HeurtuneError(f"{where}: ply {ply} {text!r} is not a legal {kernel.name} "
+                                "move there") from None
+        kernel.make_move(state, move)
+        out.append(move)
+    return out
+
+
 def replay_positions(record: Mapping[str, Any], where: str = "game record"
                      ) -> tuple[GameKernel, list[Position]]:
     """Every position of a recorded game from the start; a move that is not legal
@@ -149,16 +167,12 @@ def replay_positions(record: Mapping[str, Any], where: str = "game record"
     state = kernel.new_state(record["rules"])
     positions = [Position(0, None, None, None, state.copy())]
     opening = len(record["opening"])
-    for ply, text in enumerate(list(record["opening"]) + list(record["moves"]), start=1):
+    texts = list(record["opening"]) + list(record["moves"])
+    for ply, move in enumerate(replay_moves(record, where), start=1):
         side = int(kernel.side_to_move(state))
-        try:
-            move = kernel.parse_move(state, text)
-        except HeurtuneError:
-            raise HeurtuneError(f"{where}: ply {ply} {text!r} is not a legal {kernel.name} "
-                                "move there") from None
         kernel.make_move(state, move)
         nodes = record["nodes"][ply - 1 - opening] if ply > opening else None
-        positions.append(Position(ply, text, side, nodes, state.copy()))
+        positions.append(Position(ply, texts[ply - 1], side, nodes, state.copy()))
     return kernel, positions
 
 

@@ -40,7 +40,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import FrameType
 from typing import Any, Literal, Protocol
@@ -51,22 +51,27 @@ from optuna.trial import FrozenTrial, TrialState
 from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchRunner, MatchSpec, PairResult, check_jobs, stats_of
+from heurtune.match.positions import load_positions
 from heurtune.tuning._experimental import experimental_ok
 from heurtune.tuning.after.answers import Answer, default_answer
 from heurtune.tuning.after.confirm import needs_confirmation
+from heurtune.tuning.positions import PositionsFit
 from heurtune.tuning.pruners import CheckpointPruner, make_pruner, trial_order
 from heurtune.tuning.samplers import TrialSeededSampler, make_sampler, suggest
 from heurtune.tuning.study import (
     FINISHED,
+    StudySetup,
+    Verdict,
     best_match_trial,
     duel_seed,
     is_baseline,
+    load_study,
     open_storage,
     schema,
     storage_failure,
     trial_score,
 )
-from heurtune.tuning.studyfile import ConfirmOptions, StudyFile
+from heurtune.tuning.studyfile import STUDY_PREFIX, ConfirmOptions, StudyFile
 
 # the score; the cost (multi-objective studies)
 DIRECTIONS: list[Literal["minimize", "maximize"]] = ["maximize", "minimize"]
@@ -212,13 +217,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
 
     def objective(trial: optuna.Trial) -> float | tuple[float, float]:
         pruner = trial.study.pruner
-        attrs = trial.study._storage.get_trial_system_attrs(trial._trial_id)
-        if schema.FIXED_PARAMS not in attrs and schema.FAILED_TRIAL not in attrs:  # sampled here
-            _step_aside_if_surplus(trial, target)
-            if (sf.sampler_seeding == "per-trial" and sf.sampler.kind != "qmc"
-                    and not sf.sampler.duels):
-                trial.set_user_attr(schema.SAMPLER_SEED,
-                                    TrialSeededSampler.trial_seed(sf.seed, trial.number))
+        attrs = _claim(trial, sf, target)
         params = suggest(trial, sf.space)
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         duel = attrs.get(schema.DUEL)
@@ -279,6 +278,105 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
     return objective
 
 
+def _claim(trial: optuna.Trial, sf: StudyFile, target: int) -> dict[str, Any]:
+    """A trial's system attributes, once it is sure to run: a sampled trial
+    steps aside when the target is taken and records its sampler seed."""
+    attrs: dict[str, Any] = trial.study._storage.get_trial_system_attrs(trial._trial_id)
+    if schema.FIXED_PARAMS not in attrs and schema.FAILED_TRIAL not in attrs:  # sampled here
+        _step_aside_if_surplus(trial, target)
+        if (sf.sampler_seeding == "per-trial" and sf.sampler.kind != "qmc"
+                and not sf.sampler.duels):
+            trial.set_user_attr(schema.SAMPLER_SEED,
+                                TrialSeededSampler.trial_seed(sf.seed, trial.number))
+    return attrs
+
+
+def _positions_objective(sf: StudyFile, fit: PositionsFit, target: int
+                         ) -> Callable[[optuna.Trial], float]:
+    """A positions trial: the loss of its weights on the training positions (its
+    held-out loss and sign agreement as user attributes)."""
+    def objective(trial: optuna.Trial) -> float:
+        _claim(trial, sf, target)
+        found = fit.losses(suggest(trial, sf.space))
+        for key, value in found.to_attrs().items():
+            trial.set_user_attr(key, value)
+        return found.train
+
+    return objective
+
+
+def positions_fit(sf: StudyFile, study: optuna.Study | None = None) -> PositionsFit:
+    """The study's positions, split and ``K`` (fitted at the first trial's weights
+    and stored with the study's baseline losses when ``study`` has none yet;
+    read back when it has)."""
+    assert sf.positions is not None
+    spec = sf.positions
+    stored = study.user_attrs.get(schema.POSITIONS) if study is not None else None
+    scale = float(stored["k"]) if isinstance(stored, dict) and "k" in stored else None
+    base = sf.base.with_params({**sf.base.params, **sf.baseline_params})
+    fit = PositionsFit(load_positions(spec.file, sf.base.game), base, sf.space,
+                       loss=spec.loss, held_out=spec.held_out, seed=sf.seed, scale=scale,
+                       threads=spec.threads or None)
+    if study is not None and scale is None:
+        first = fit.losses(fit.base_values)
+        held = int(fit.held_mask.sum())
+        study.set_user_attr(schema.POSITIONS, {
+            "file": spec.file, "k": fit.scale, "loss": spec.loss, "held_out": spec.held_out,
+            "positions": fit.positions.size, "games": fit.positions.games,
+            "held_out_positions": held, "split_seed": sf.seed,
+            "held_out_games": int(len(set(fit.positions.pos_game[fit.held_mask].tolist()))),
+            "baseline_loss": first.train, "baseline_held_out_loss": first.held_out,
+            "provenance": dict(fit.positions.provenance)})
+    return fit
+
+
+class _Enough(Exception):
+    """The local optimiser is stopped: the target is reached, or ``until`` said so."""
+
+
+def _local_search(study: optuna.Study, sf: StudyFile, fit: PositionsFit,
+                  objective: Callable[[optuna.Trial], Any], target: int,
+                  callbacks: list[Any], guard: _InterruptsInObjective,
+                  until: Callable[[optuna.Study], bool] | None) -> None:
+    """``sampler = "lbfgs"``: L-BFGS-B from the best trial so far (the baseline on
+    a new study), every new point it evaluates an enqueued trial, until the
+    target or its convergence. A resumed study starts it again from its best."""
+    def run_one() -> None:
+        guard.check()
+        with _quiet_interrupts(), _as_heurtune_errors():
+            study.optimize(objective, n_trials=1, callbacks=callbacks)
+
+    while any(t.state == TrialState.WAITING for t in study.get_trials(deepcopy=False)):
+        run_one()  # the baseline first, and retries of failed trials
+    best = best_match_trial(study)
+    start = dict(best.params) if best is not None else dict(sf.baseline_params)
+    def key(values: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+        """Values as a set key, reals to 9 significant digits (the unit box's
+        round trip moves the last bits of a trial's own weights)."""
+        return tuple(sorted((k, float(f"{v:.9g}") if isinstance(v, float) else v)
+                            for k, v in values.items()))
+
+    seen = {key(t.params) for t in study.get_trials(deepcopy=False) if t.state in FINISHED}
+
+    def on_point(values: dict[str, Any], _losses: Any) -> None:
+        if not _wanted(study, target) or (until is not None and until(study)):
+            raise _Enough()
+        if key(values) in seen:
+            return
+        seen.add(key(values))
+        study.enqueue_trial(values)
+        run_one()
+
+    try:
+        fit.minimize(start, max_evals=10 * target, on_point=on_point,
+                     gradient=str(sf.sampler.options.get("gradient", "auto")))
+    except _Enough:
+        return
+    # converged before the target: the study is done (confirmation need not wait)
+    done = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
+    study.set_user_attr(schema.LOCAL_SEARCH, {"converged": True, "trials": done})
+
+
 def _cost(trial: optuna.Trial, pairs: list[Any]) -> float:
     """The tuned engine's milliseconds per move over the trial's games (the cost
     objective), kept as the user attribute ``ms_per_move``."""
@@ -331,9 +429,13 @@ def tune(
         raise HeurtuneError(f"{sf.path}: the study {what} heuristic {sf.base.heuristic!r}: "
                             "there is nothing to tune (`heurtune match` measures an engine "
                             "as it is)")
-    openings = sf.match_spec().openings()  # validates the openings before storage is touched
+    # validates the openings (a positions study: the position file) before storage is touched
+    openings = sf.match_spec().openings() if sf.positions is None else []
+    fit = positions_fit(sf) if sf.positions is not None else None
     storage = open_storage(storage_url, create=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if sf.start_from.startswith(STUDY_PREFIX):
+        sf = _start_from_study(sf, storage)
     study, created = _create_or_load(name, storage, sf)
     setup = sf.setup()
     stored = study.user_attrs.get(schema.SETUP)
@@ -365,9 +467,12 @@ def tune(
         optuna.storages.fail_stale_trials(study)
     if not created and not _has_baseline(study):  # interrupted while it played: again
         _enqueue_baseline(study, sf)
+    if fit is not None:  # K: fitted once and stored, or the stored one
+        fit = positions_fit(sf, study)
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
+    before = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
     if _wanted(study, target):
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
@@ -376,10 +481,19 @@ def tune(
                 lambda _s, t: None if t.user_attrs.get(schema.SURPLUS) else on_trial(t))
         if observer is not None:  # the study note follows every finished trial
             callbacks.append(lambda s, _t: observer.refresh(s))
-        with (MatchRunner(workers) if runner is None else contextlib.nullcontext(runner)) as play, \
+        own_runner = runner is None and sf.positions is None  # a positions study plays nothing
+        with (MatchRunner(workers) if own_runner else contextlib.nullcontext(runner)) as play, \
                 _InterruptsInObjective() as guard:
-            objective = _objective(sf, play, openings, on_pair, target, guard, observer)
-            while _wanted(study, target) and not (until is not None and until(study)):
+            objective: Callable[[optuna.Trial], Any]
+            if fit is not None:
+                objective = _positions_objective(sf, fit, target)
+            else:
+                assert play is not None  # a match study has its runner
+                objective = _objective(sf, play, openings, on_pair, target, guard, observer)
+            if fit is not None and sf.sampler.kind == "lbfgs":
+                _local_search(study, sf, fit, objective, target, callbacks, guard, until)
+            while (_wanted(study, target) and not (until is not None and until(study))
+                   and sf.sampler.kind != "lbfgs"):
                 guard.check()
                 with _quiet_interrupts(), _as_heurtune_errors():
                     study.optimize(objective, n_trials=1, callbacks=callbacks,
@@ -387,6 +501,8 @@ def tune(
                 if mine and mine[-1].user_attrs.get(schema.SURPLUS):
                     break
                 ran += bool(mine) and mine[-1].state in FINISHED
+    if sf.sampler.kind == "lbfgs":  # its trials are counted here (no loop above)
+        ran = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED)) - before
     best = best_match_trial(study)
     answer = None
     if best is not None and not sf.multi_objective:
@@ -394,7 +510,8 @@ def tune(
         answer = found if found.name != "best" else None
     finished = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
     confirm, confirmed_already = None, False
-    if sf.confirm is not None and best is not None and finished >= target:
+    converged = (study.user_attrs.get(schema.LOCAL_SEARCH) or {}).get("trials") == finished
+    if sf.confirm is not None and best is not None and (finished >= target or converged):
         if needs_confirmation(study):  # the study in hand: no second storage round trip
             confirm = sf.confirm if jobs is None else replace(sf.confirm, jobs=jobs)
         else:
@@ -411,6 +528,37 @@ def tune(
         confirm=confirm,
         confirmed_already=confirmed_already,
     )
+
+
+def _start_from_study(sf: StudyFile, storage: Any) -> StudyFile:
+    """``start_from = "study:NAME"``: the first trial plays that study's answer (its
+    confirmed winner, else what ``export`` would write), the study tuning the same
+    game and heuristic in the same storage; its weights must lie in this study's
+    bounds."""
+    other = sf.start_from[len(STUDY_PREFIX):].strip()
+    where = f"{sf.path}: start_from {sf.start_from!r}"
+    try:
+        study = load_study(storage, other)
+        setup = StudySetup.of(study.user_attrs, other)
+        engine = EngineConfig.from_dict(setup.engine, source=f"study {other!r}")
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{where}: {exc}") from None
+    if (engine.game, engine.heuristic) != (sf.base.game, sf.base.heuristic):
+        raise HeurtuneError(f"{where}: that study tunes {engine.game}:{engine.heuristic}, not "
+                            f"{sf.base.game}:{sf.base.heuristic}")
+    verdict = Verdict.of(study.user_attrs)
+    if verdict is not None and verdict.winner_params is not None:
+        found: dict[str, Any] = {**engine.params, **verdict.winner_params}
+    else:
+        if best_match_trial(study) is None:
+            raise HeurtuneError(f"{where}: that study has no completed trial yet")
+        found = {**engine.params, **default_answer(study, engine).params}
+    try:
+        params = sf.space.validate({p.name: found.get(p.name, sf.base.params[p.name])
+                                    for p in sf.space.searched})
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{where}: {exc} (widen [params] or start elsewhere)") from None
+    return replace(sf, start_params={p.name: params[p.name] for p in sf.space.searched})
 
 
 def _enqueue_baseline(study: optuna.Study, sf: StudyFile) -> None:
@@ -438,8 +586,11 @@ def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Stud
     last: Exception | None = None
     for attempt in range(20):
         try:
+            directions: list[Literal["minimize", "maximize"]] = (
+                DIRECTIONS[:len(sf.objectives)] if sf.positions is None
+                else ["minimize"])  # a positions study: its loss
             study = optuna.create_study(study_name=name, storage=storage,
-                                        directions=DIRECTIONS[:len(sf.objectives)],
+                                        directions=directions,
                                         sampler=sampler, pruner=make_pruner(sf.pruner, sf.pairs))
             return study, True
         except optuna.exceptions.DuplicatedStudyError:

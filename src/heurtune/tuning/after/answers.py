@@ -53,7 +53,14 @@ from heurtune.tuning.samplers import (
     UnitBox,
     make_sampler,
 )
-from heurtune.tuning.study import is_baseline, match_trials, schema, trial_score
+from heurtune.tuning.study import (
+    is_baseline,
+    match_trials,
+    minimises,
+    ranked,
+    schema,
+    trial_score,
+)
 
 TOP_MEAN = 5  # trials averaged by the top-mean answer
 MODEL_Z = 1.0  # the model answer's lower bound: mean - MODEL_Z sd
@@ -161,13 +168,13 @@ def study_answers(study: optuna.Study, base: EngineConfig,
     spec, _setting, planned = sampler_spec(study)
     matches = match_trials(trials)
     complete = [t for t in matches if t.state == TrialState.COMPLETE]
-    ranked = sorted(complete, key=lambda t: (-trial_score(t), t.number))
+    best_first = ranked(study, complete)
     baseline_trial = next((t for t in matches if is_baseline(t)), None)
     baseline = ({**base.params, **baseline_trial.params} if baseline_trial is not None
                 else dict(base.params))
     out: list[Answer] = []
-    if ranked:
-        best = ranked[0]
+    if best_first:
+        best = best_first[0]
         out.append(Answer("best", {k: best.params[k] for k in best.params}, best.number,
                           {"score": trial_score(best)}))
     if spec.duels:
@@ -176,10 +183,11 @@ def study_answers(study: optuna.Study, base: EngineConfig,
         found = sampler.answer(trials)
         out.append(Answer(spec.kind, found.pop("params"), detail=found))
     else:
-        if len(ranked) >= 2:
-            out.append(Answer("top-mean", _top_mean(space, ranked),
-                              detail={"trials": [t.number for t in ranked[:TOP_MEAN]]}))
-        model = _model(space, baseline, matches)
+        if len(best_first) >= 2:
+            out.append(Answer("top-mean", _top_mean(space, best_first),
+                              detail={"trials": [t.number for t in best_first[:TOP_MEAN]]}))
+        # the quadratic model reads scores as Elo: a positions study's loss is none
+        model = None if minimises(study) else _model(space, baseline, matches)
         if model is not None:
             out.append(model)
     unique: list[Answer] = []

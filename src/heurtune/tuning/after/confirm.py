@@ -50,6 +50,7 @@ from heurtune.tuning.study import (
     is_baseline,
     load_tuned_study,
     match_trials,
+    ranked,
     schema,
     trial_score,
 )
@@ -81,9 +82,8 @@ def _candidates(study: optuna.Study, base: EngineConfig, complete: Sequence[Froz
     """The ``top`` best match trials, the study's other answers, the baseline last;
     no parameter set twice."""
     matches = match_trials(complete)
-    ranked = sorted(matches, key=lambda t: (-trial_score(t), t.number))
     out = [Contender(f"trial {t.number}", dict(t.params), t.number, tuning_score=trial_score(t))
-           for t in ranked if not is_baseline(t)][:top]
+           for t in ranked(study, matches) if not is_baseline(t)][:top]
     for a in study_answers(study, base):
         if a.name != "best":
             out.append(Contender(a.label, dict(a.params), answer=a.name))

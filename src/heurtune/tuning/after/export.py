@@ -86,7 +86,20 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         "pairs": setup.pairs,
         "seed": setup.seed,
     }
-    if trial is not None:  # its tuning match
+    if trial is not None and schema.POSITIONS_LOSS in trial.user_attrs:  # its losses
+        info = study.user_attrs.get(schema.POSITIONS) or {}
+        provenance.update({
+            "trial": trial.number,
+            "positions_loss": trial_score(trial),
+            **{k: trial.user_attrs[k] for k in (schema.POSITIONS_HELD_OUT_LOSS,
+                                                schema.POSITIONS_AGREEMENT)
+               if k in trial.user_attrs},
+            "positions": {k: info[k] for k in ("file", "k", "loss", "positions", "games",
+                                               "held_out_games", "baseline_loss",
+                                               "baseline_held_out_loss")
+                          if info.get(k) is not None},
+        })
+    elif trial is not None:  # its tuning match
         attrs = trial.user_attrs
         provenance.update({
             "trial": trial.number,
@@ -113,7 +126,11 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         "confirmed": confirmation is not None,
     })
     if confirmation is not None:
-        provenance["note"] = ("score and interval are the tuning match's, unadjusted for the "
+        provenance["note"] = ("the losses are on the positions that chose this trial (held-out: "
+                              "games it was not fitted on); [provenance.confirmation] holds the "
+                              "fresh evidence from games"
+                              if trial is not None and "positions_loss" in provenance else
+                              "score and interval are the tuning match's, unadjusted for the "
                               "selection among trials; [provenance.confirmation] holds the "
                               "fresh evidence" if trial is not None else
                               "an answer computed from the study, not a trial: "

@@ -98,6 +98,8 @@ class SamplerKind:
     duels: bool = False
     own_stream: bool = False
     requires: tuple[str, str] | None = None
+    # it needs objective = "positions" (a deterministic loss; heurtune.tuning.positions)
+    positions_only: bool = False
 
     def load_factory(self) -> Factory:
         module, _, attr = self.factory.partition(":")
@@ -164,6 +166,13 @@ KINDS: tuple[SamplerKind, ...] = (
                                 help="every Nth trial plays the answer against the baseline, left "
                                      "out of the model: the answer's measured gain (0: none)")},
         "heurtune.tuning.samplers.duels:make", duels=True),
+    # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
+    # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
+    SamplerKind("lbfgs", {
+        "gradient": Option(str, "auto", choices=("auto", "analytic", "finite"),
+                           help="analytic where the evaluation is linear in the weights "
+                                "(auto checks), else forward differences")},
+        f"{_OPTUNA}:random", positions_only=True),
 )
 SAMPLERS: dict[str, SamplerKind] = {k.name: k for k in KINDS}
 SAMPLER_NAMES = tuple(SAMPLERS)
@@ -190,6 +199,11 @@ class SamplerSpec:
         for name, value in options.items():
             values[name] = table[name].validate(name, value, where)
         return cls(kind, values)
+
+    @property
+    def positions_only(self) -> bool:
+        """Whether it needs objective = "positions" (lbfgs)."""
+        return SAMPLERS[self.kind].positions_only
 
     @property
     def duels(self) -> bool:

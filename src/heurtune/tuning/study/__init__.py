@@ -20,6 +20,8 @@ from heurtune.tuning.study.trials import (
     is_baseline,
     load_tuned_study,
     match_trials,
+    minimises,
+    ranked,
     trial_score,
 )
 
@@ -40,10 +42,12 @@ __all__ = [
     "load_study",
     "load_tuned_study",
     "match_trials",
+    "minimises",
     "open_storage",
     "storage_failure",
     "schema",
     "sqlite_path",
     "study_names",
+    "ranked",
     "trial_score",
 ]

@@ -23,7 +23,8 @@ Trial user attributes
     :data:`OPPONENTS` (per-opponent figures against a pool), :data:`BASELINE` /
     :data:`START_FROM` (the enqueued first trial), :data:`SURPLUS` (a trial
     that stepped aside), :data:`SAMPLER_SEED`, :data:`MS_PER_MOVE` (the cost
-    objective).
+    objective); a positions trial's :data:`POSITIONS_LOSS` (its value),
+    :data:`POSITIONS_HELD_OUT_LOSS` and :data:`POSITIONS_AGREEMENT`.
 
 Trial system attributes
     :data:`DUEL` a duel trial's other side and its sampler's bookkeeping;
@@ -46,6 +47,8 @@ SAMPLER = "sampler"
 TUNING = "tuning"
 CONFIRMATION = "confirmation"
 EXPORTED = "exported"
+POSITIONS = "positions"  # a positions study's file, fitted K, split and baseline losses
+LOCAL_SEARCH = "local_search"  # sampler lbfgs: converged, after how many finished trials
 
 # -- trial user attributes ---------------------------------------------------------
 SCORE = "score"
@@ -63,6 +66,9 @@ START_FROM = "start_from"
 SURPLUS = "surplus"
 SAMPLER_SEED = "sampler_seed"
 MS_PER_MOVE = "ms_per_move"
+POSITIONS_LOSS = "positions_loss"  # a positions trial: its training loss (the value)
+POSITIONS_HELD_OUT_LOSS = "positions_held_out_loss"
+POSITIONS_AGREEMENT = "positions_agreement"
 
 # -- trial system attributes -------------------------------------------------------
 DUEL = "heurtune:duel"

@@ -29,13 +29,26 @@ def trial_score(trial: FrozenTrial) -> float:
     return float(trial.values[0])
 
 
+def minimises(study: optuna.Study) -> bool:
+    """Whether the study's (first) value is minimised: a positions study's loss."""
+    return study.directions[0] == optuna.study.StudyDirection.MINIMIZE
+
+
+def ranked(study: optuna.Study, trials: Sequence[FrozenTrial]) -> list[FrozenTrial]:
+    """Completed ``trials`` best first (the highest score, or the lowest loss of
+    a positions study), ties to the earlier trial."""
+    sign = 1.0 if minimises(study) else -1.0
+    return sorted(trials, key=lambda t: (sign * trial_score(t), t.number))
+
+
 def best_match_trial(study: optuna.Study) -> FrozenTrial | None:
     """The completed trial with the best score against the opponent (duel trials
-    score against other weights, which is not comparable)."""
+    score against other weights, which is not comparable), or with the lowest
+    loss in a positions study."""
     complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
     if not complete:
         return None
-    return max(complete, key=lambda t: (trial_score(t), -t.number))
+    return ranked(study, complete)[0]
 
 
 def is_baseline(trial: FrozenTrial) -> bool:

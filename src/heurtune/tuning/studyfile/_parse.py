@@ -21,17 +21,21 @@ from heurtune.tuning.studyfile._spec import (
     BUDGETS,
     DEFAULT_JOBS,
     DEFAULT_PAIRS,
+    DEFAULT_POSITION_TRIALS,
     DEFAULT_SEED,
     DEFAULT_TOP,
     DEFAULT_TRIALS,
     DISTINCT_OPENINGS,
     NAME_MAX,
+    OBJECTIVES,
     PRUNERS,
     SAMPLER_SEEDINGS,
     SEARCH_DEFAULTS,
     SECTION_KEYS,
+    STUDY_PREFIX,
     ConfirmOptions,
     PoolMember,
+    PositionsSpec,
     PrunerSpec,
     StudyFile,
 )
@@ -130,7 +134,17 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     if objectives not in (("score",), ("score", "cost")):
         raise HeurtuneError(f"{w}: objectives must be [\"score\"] or [\"score\", \"cost\"], "
                             f"got {list(objectives)!r}")
-    trials = _typed(study.get("trials", DEFAULT_TRIALS), int, f"{w}: trials")
+    objective = _typed(study.get("objective", "match"), str, f"{w}: objective")
+    if objective not in OBJECTIVES:
+        raise HeurtuneError(f"{w}: objective must be one of {', '.join(OBJECTIVES)}, "
+                            f"got {objective!r}")
+    positions = _positions(data, study, path, w, base) if objective == "positions" else None
+    if positions is None and ("positions" in study or "positions" in data):
+        raise HeurtuneError(f"{w}: positions go with objective = \"positions\"")
+    if positions is not None and len(objectives) > 1:
+        raise HeurtuneError(f"{w}: objective = \"positions\" has one objective, the loss")
+    trials = _typed(study.get("trials", DEFAULT_POSITION_TRIALS if positions else DEFAULT_TRIALS),
+                    int, f"{w}: trials")
     every_class = study.get("pairs") == "all"
     search = _typed(study.get("search", "fine"), str, f"{w}: search")
     if search not in SEARCH_DEFAULTS:
@@ -173,8 +187,12 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     pr = _table(data, "pruner", where)
     _check_keys(pr, SECTION_KEYS["pruner"], f"{where} [pruner]")
     # Optuna prunes no multi-objective trial
-    kind = _typed(pr.get("kind", "none" if len(objectives) > 1 else "checkpoint"), str,
-                  f"{where} [pruner]: kind")
+    # Optuna prunes no multi-objective trial; a positions trial has no steps
+    kind = _typed(pr.get("kind", "none" if len(objectives) > 1 or positions else "checkpoint"),
+                  str, f"{where} [pruner]: kind")
+    if positions is not None and kind != "none":
+        raise HeurtuneError(f"{where} [pruner]: a positions trial is one loss, nothing to prune "
+                            f"early (kind = \"none\"), got {kind!r}")
     if len(objectives) > 1 and kind != "none":
         raise HeurtuneError(f"{where} [pruner]: a multi-objective study cannot prune "
                             f"(kind = \"none\"), got {kind!r}")
@@ -203,7 +221,10 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         raise HeurtuneError(f"{where} [pruner]: step counts must be non-negative")
     start_from = _typed(study.get("start_from", ""), str, f"{w}: start_from")
     start_params: dict[str, Any] = {}
-    if start_from:
+    if start_from.startswith(STUDY_PREFIX):  # another study's answer: read at tune time
+        if not start_from[len(STUDY_PREFIX):].strip():
+            raise HeurtuneError(f"{w}: start_from = \"study:NAME\" needs a study name")
+    elif start_from:
         start_from = _beside(path, start_from)
         start = EngineConfig.load(start_from)
         if (start.game, start.heuristic) != (game, base.heuristic):
@@ -221,6 +242,12 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     name = _typed(study.get("name", Path(path).stem), str, f"{w}: name")
     check_study_name(name, w)
     check_space(sampler, space, where)
+    if sampler.duels and positions is not None:
+        raise HeurtuneError(f"{w}: sampler {sampler.kind!r} duels weights in games; "
+                            "objective = \"positions\" takes tpe, cmaes, gp, random, qmc or lbfgs")
+    if sampler.positions_only and positions is None:
+        raise HeurtuneError(f"{w}: sampler {sampler.kind!r} minimises a deterministic loss: it "
+                            "needs objective = \"positions\"")
     if sampler.duels and len(objectives) > 1:
         raise HeurtuneError(f"{w}: sampler {sampler.kind!r} duels weights against weights; a "
                             "multi-objective study needs a sampler that plays the opponent")
@@ -234,8 +261,41 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         seed=seed, sampler=sampler, jobs=jobs,
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
-        every_class=every_class, answer=answer,
+        every_class=every_class, answer=answer, positions=positions,
     )
+
+
+def _positions(data: Mapping[str, Any], study: Mapping[str, Any], path: str | os.PathLike[str],
+               w: str, base: EngineConfig) -> PositionsSpec:
+    """``objective = "positions"``: ``[study] positions = FILE`` (checked now: a
+    position file of this game, under these rules) and the ``[positions]`` table."""
+    import hashlib
+
+    from heurtune.match.positions import load_positions
+
+    file = _beside(path, _need(study, "positions", str, w))
+    if base.process is not None:
+        raise HeurtuneError(f"{w}: objective = \"positions\" evaluates the heuristic itself; "
+                            "an engine in another process has none to evaluate")
+    loaded = load_positions(file, base.game)
+    if dict(loaded.rules) != get_game(base.game).resolve_rules(base.rules):
+        raise HeurtuneError(f"{w}: {file} was played under other rules than [engine.rules]")
+    table = _table(data, "positions", str(path))
+    _check_keys(table, SECTION_KEYS["positions"], f"{path} [positions]")
+    pw = f"{path} [positions]"
+    loss = _typed(table.get("loss", "cross-entropy"), str, f"{pw}: loss")
+    if loss not in ("cross-entropy", "mse"):
+        raise HeurtuneError(f"{pw}: loss must be cross-entropy or mse, got {loss!r}")
+    held_out = _typed(table.get("held_out", 0.2), float, f"{pw}: held_out")
+    if not 0.0 <= held_out <= 0.5:
+        raise HeurtuneError(f"{pw}: held_out must be in [0, 0.5], got {held_out}")
+    threads = _typed(table.get("threads", 0), int, f"{pw}: threads")
+    if not 0 <= threads <= 256:
+        raise HeurtuneError(f"{pw}: threads must be in [0, 256], got {threads}")
+    digest = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    match = loaded.provenance.get("match")
+    return PositionsSpec(file, digest, loss, held_out, threads,
+                         dict(match) if isinstance(match, Mapping) else {})
 
 
 def _timed(engine: EngineConfig, time_ms: float) -> EngineConfig:

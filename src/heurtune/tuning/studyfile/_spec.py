@@ -27,6 +27,7 @@ Example (``studies/quick/morris-seed.toml``)::
     # opening_plies = 4       # default: the game's
     # start_from = "exported/earlier.toml"  # first trial: that engine's weights
     #                         # (default: the heuristic's defaults, the baseline)
+    # start_from = "study:morris-positions"  # or another study's answer, same storage
 
     [engine]                  # the engine being tuned
     heuristic = "seed"
@@ -55,6 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from heurtune.engine import EngineConfig, ParamSpace
@@ -91,12 +93,14 @@ PRUNERS = ("checkpoint", "wilcoxon", "median", "none")
 # a test checks the two agree); [params] takes the heuristic's parameter names and
 # [sampler] ``kind`` plus the named sampler's options (its SamplerKind.options)
 SECTION_KEYS: dict[str, frozenset[str]] = {
-    "": frozenset({"study", "engine", "params", "pruner", "confirm", "sampler"}),
+    "": frozenset({"study", "engine", "params", "pruner", "confirm", "sampler", "positions"}),
     "study": frozenset({
         "name", "game", "opponent", "opponents", "trials", "pairs", "seed", "sampler", "jobs",
         "opening_plies", "budget", "time_ms", "objectives", "search",
-        "start_from", "sampler_seeding", "distinct_openings", "answer",
+        "start_from", "sampler_seeding", "distinct_openings", "answer", "objective",
+        "positions",
     }),
+    "positions": frozenset({"loss", "held_out", "threads"}),
     "engine": frozenset({"heuristic", "search", "rules", "process"}),
     "pruner": frozenset({"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha",
                          "margin", "checkpoints", "selection"}),
@@ -104,6 +108,12 @@ SECTION_KEYS: dict[str, frozenset[str]] = {
                           "method", "check_pairs"}),
 }
 DEFAULT_TRIALS = 20
+# start_from = "study:NAME": the first trial plays that study's answer (same storage)
+STUDY_PREFIX = "study:"
+DEFAULT_POSITION_TRIALS = 100  # a positions trial costs milliseconds
+# what a trial's value is: its score in a match against the opponent, or the loss
+# of its evaluation on a position set (heurtune.tuning.positions)
+OBJECTIVES = ("match", "positions")
 DEFAULT_JOBS = 1
 DEFAULT_SEED = 0
 
@@ -187,6 +197,27 @@ class ConfirmOptions:
 
 
 @dataclass(frozen=True)
+class PositionsSpec:
+    """``objective = "positions"``: the position file (its path and the SHA-256 of
+    its bytes), the loss, the share of its games held out, the threads that
+    evaluate, and the match its games came from where the file says (pairs,
+    seed, opening plies: confirmation leaves those openings out)."""
+
+    file: str
+    sha256: str
+    loss: str = "cross-entropy"
+    held_out: float = 0.2
+    threads: int = 0  # 0: the machine's cores
+    match: Mapping[str, Any] = field(default_factory=dict)
+
+    def setup(self) -> dict[str, Any]:
+        """What a resumed study must agree on (the file by its content: a study
+        resumed from another folder names it by another path)."""
+        return {"name": Path(self.file).name, "sha256": self.sha256, "loss": self.loss,
+                "held_out": self.held_out}
+
+
+@dataclass(frozen=True)
 class PoolMember:
     """One opponent of a study: its engine, how the study file named it, its weight."""
 
@@ -226,6 +257,8 @@ class StudyFile:
     # engine's milliseconds per move, minimised), whose answer is its Pareto front
     objectives: tuple[str, ...] = ("score",)
     budget: str = "nodes"  # "time": every engine searches ``time_ms`` per move
+    # objective = "positions": the position set whose loss the trials minimise
+    positions: PositionsSpec | None = None
 
     @property
     def multi_objective(self) -> bool:
@@ -260,13 +293,32 @@ class StudyFile:
 
     @property
     def objective_name(self) -> str:
+        if self.positions is not None:
+            return f"positions loss ({self.positions.loss}, {self.positions.file})"
         versus = ("weighted score vs " if len(self.pool) > 1 else "score vs ") + self.opponents_text
         if self.sampler.duels:  # trial 0 plays the opponent, the others duel
             return f"{versus} (trial 0; duels: + vs - weights)"
         return versus
 
     def setup(self) -> dict[str, Any]:
-        """What a resumed study must agree on (stored in the study's user attributes)."""
+        """What a resumed study must agree on (stored in the study's user attributes).
+        A positions study records the match its positions came from as its pairs,
+        seed and openings, so that confirmation plays none of those openings."""
+        out = self._match_setup()
+        if self.positions is not None:
+            out["objective"] = "positions"
+            out["positions"] = self.positions.setup()
+            match = self.positions.match
+            for key in ("pairs", "seed", "opening_plies"):
+                if key in match:
+                    out[key] = match[key]
+            if match.get("distinct_openings") == "position":
+                out.pop("distinct_openings", None)
+            elif match.get("distinct_openings") == "symmetry":
+                out["distinct_openings"] = "symmetry"
+        return out
+
+    def _match_setup(self) -> dict[str, Any]:
         return {
             "engine": self.base.to_dict(),
             "opponent": self.opponent.to_dict(),

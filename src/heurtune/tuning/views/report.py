@@ -4,13 +4,16 @@ The page (plotly.js embedded once, so it works offline) holds:
 
 * the study's facts (the same rows as its dashboard note);
 * the optimisation history: every finished trial's score with its 95%
-  interval, pruned trials at their last running score, the best so far;
+  interval, pruned trials at their last running score, the best so far (a
+  positions study: each trial's training and held-out loss, the fitted K);
 * parameter importances (Optuna's PED-ANOVA, its default: deterministic and
   without scikit-learn), slice plots of the most
   important parameters and a contour plot of the top ones (Optuna's plotly
   figures);
 * pruning: trials by state, the pairs they played, and the running score per
-  pair (Optuna's intermediate values);
+  pair (Optuna's intermediate values); a positions study instead: the
+  calibration of the baseline's and the tuned weights' predictions on the
+  held-out positions;
 * the confirmation: each candidate's fresh score with its interval beside its
   tuning score, and the verdict;
 * the tuned weights (the engine ``export`` writes) against the defaults,
@@ -40,6 +43,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 import heurtune
 from heurtune.engine import EngineConfig
+from heurtune.errors import HeurtuneError
 from heurtune.match import MatchRunner
 from heurtune.match.html import HtmlPage, interval_figure
 from heurtune.match.records import pair_records
@@ -102,8 +106,12 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
                     f"against {setup.raw.get('opponent_spec', opponent.label)}")
     page.facts(study_facts(study, None))
 
+    positions = study.user_attrs.get(schema.POSITIONS)
     page.heading("Optimisation history")
-    page.figure(history_figure(trials, study.user_attrs.get(schema.OBJECTIVE, "score")))
+    if isinstance(positions, Mapping):  # a positions study: its losses
+        page.figure(loss_figure(trials, positions))
+    else:
+        page.figure(history_figure(trials, study.user_attrs.get(schema.OBJECTIVE, "score")))
 
     # a multi-objective study: the plots show its score (the first objective)
     multi = len(study.directions) > 1
@@ -129,11 +137,15 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
         page.text("Importances need at least two completed trials whose parameters differ.",
                   note=True)
 
-    page.heading("Pruning")
-    page.facts(_pruning_facts(trials, setup.pairs))
-    page.figure(pairs_figure(trials, setup.pairs))
-    if any(t.intermediate_values for t in trials):
-        page.figure(optuna.visualization.plot_intermediate_values(study))
+    if isinstance(positions, Mapping):
+        page.heading("Calibration: predicted against observed results")
+        _calibration_section(page, positions, base, study, tuned)
+    else:
+        page.heading("Pruning")
+        page.facts(_pruning_facts(trials, setup.pairs))
+        page.figure(pairs_figure(trials, setup.pairs))
+        if any(t.intermediate_values for t in trials):
+            page.figure(optuna.visualization.plot_intermediate_values(study))
 
     page.heading("Confirmation")
     page.text(confirmation_line(study, study_name, len(complete)))
@@ -226,6 +238,88 @@ def history_figure(trials: Sequence[FrozenTrial], objective: str) -> go.Figure:
     fig.add_hline(y=0.5, line_dash="dot", line_color="#888")
     fig.update_layout(title=f"{objective}, with 95% intervals", xaxis_title="trial",
                       yaxis_title="score")
+    return fig
+
+
+def loss_figure(trials: Sequence[FrozenTrial], info: Mapping[str, Any]) -> go.Figure:
+    """A positions study's training and held-out loss per trial, the best
+    training loss so far, and the baseline's losses."""
+    done = sorted((t for t in trials if t.state == TrialState.COMPLETE and t.values),
+                  key=lambda t: t.number)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[t.number for t in done], y=[t.values[0] for t in done],
+                             mode="markers", name="training loss",
+                             marker={"color": STATE_COLOURS[TrialState.COMPLETE], "size": 8}))
+    held = [(t.number, t.user_attrs[schema.POSITIONS_HELD_OUT_LOSS]) for t in done
+            if schema.POSITIONS_HELD_OUT_LOSS in t.user_attrs]
+    if held:
+        fig.add_trace(go.Scatter(x=[n for n, _ in held], y=[v for _, v in held],
+                                 mode="markers", name="held-out loss",
+                                 marker={"color": STATE_COLOURS[TrialState.PRUNED], "size": 7,
+                                         "symbol": "diamond"}))
+    best_x, best_y, best = [], [], None
+    for t in done:
+        best = t.values[0] if best is None else min(best, t.values[0])
+        best_x.append(t.number)
+        best_y.append(best)
+    fig.add_trace(go.Scatter(x=best_x, y=best_y, mode="lines", name="best so far",
+                             line={"shape": "hv", "color": BEST_COLOUR}))
+    if info.get("baseline_loss") is not None:
+        fig.add_hline(y=float(info["baseline_loss"]), line_dash="dot", line_color="#888")
+    fig.update_layout(
+        title=f"{info.get('loss', 'cross-entropy')} loss of sigmoid(eval / K) against the "
+              f"results, K = {float(info.get('k', 0.0)):.4g} (fitted at the baseline; dotted: "
+              f"the baseline's training loss); {info.get('positions')} positions of "
+              f"{info.get('games')} games, {info.get('held_out_games')} games held out",
+        xaxis_title="trial", yaxis_title="loss")
+    return fig
+
+
+def _calibration_section(page: HtmlPage, info: Mapping[str, Any], base: EngineConfig,
+                         study: optuna.Study, tuned: EngineConfig) -> None:
+    """The calibration plot of the baseline and the tuned weights on the held-out
+    positions (where the position file can still be read)."""
+    from heurtune.match.positions import load_positions
+    from heurtune.tuning.after.answers import study_space
+    from heurtune.tuning.positions import PositionsFit
+
+    try:
+        positions = load_positions(str(info.get("file")), base.game)
+        fit = PositionsFit(positions, base, study_space(base, study.get_trials(deepcopy=False)),
+                           loss=str(info.get("loss", "cross-entropy")),
+                           held_out=float(info.get("held_out", 0.2)),
+                           seed=int(info.get("split_seed", 0)), scale=float(info["k"]))
+    except (HeurtuneError, KeyError, ValueError) as exc:
+        page.text(f"No calibration plot: {exc}", note=True)
+        return
+    page.figure(calibration_figure({
+        "baseline": fit.calibration(dict(base.params)),
+        f"tuned ({tuned.name})": fit.calibration(dict(tuned.params))},
+        held_out=bool(fit.held_mask.any())))
+
+
+def calibration_figure(curves: Mapping[str, Sequence[Mapping[str, float]]],
+                       held_out: bool = True) -> go.Figure:
+    """Observed mean result against mean prediction, by bins of the prediction,
+    one curve per set of weights (marker size: the bin's positions)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect",
+                             line={"dash": "dot", "color": "#888"}))
+    colours = [DEFAULT_COLOUR, BEST_COLOUR, "#1f77b4"]
+    for k, (name, bins) in enumerate(curves.items()):
+        counts = [b["count"] for b in bins]
+        top = max(counts) if counts else 1
+        fig.add_trace(go.Scatter(
+            x=[b["predicted"] for b in bins], y=[b["observed"] for b in bins],
+            mode="lines+markers", name=name, line={"color": colours[k % len(colours)]},
+            marker={"size": [6 + 14 * c / top for c in counts]}, customdata=counts,
+            hovertemplate="predicted %{x:.3f}, observed %{y:.3f} over %{customdata} "
+                          "positions<extra></extra>"))
+    where = "held-out" if held_out else "training"
+    fig.update_layout(title=f"calibration on the {where} positions: mean result against mean "
+                            "prediction, by tenths of the prediction",
+                      xaxis={"title": "predicted result", "range": [0, 1]},
+                      yaxis={"title": "observed result", "range": [0, 1]})
     return fig
 
 

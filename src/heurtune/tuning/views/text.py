@@ -9,6 +9,7 @@ from typing import Any
 
 import optuna
 import pandas as pd
+from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.engine import EngineConfig
@@ -113,7 +114,20 @@ def _exported_what(exported: dict[str, Any]) -> str:
     return str(exported.get("what") or f"trial {exported.get('trial')}")
 
 
+def positions_text(attrs: Mapping[str, Any]) -> str | None:
+    """A positions trial's losses ("loss 0.4410, held-out 0.4523"), None for a
+    match trial."""
+    loss = attrs.get(schema.POSITIONS_LOSS)
+    if loss is None:
+        return None
+    held = attrs.get(schema.POSITIONS_HELD_OUT_LOSS)
+    return f"loss {loss:.4f}" + (f", held-out {held:.4f}" if held is not None else "")
+
+
 def _trial_line(trial: FrozenTrial) -> str:
+    losses = positions_text(trial.user_attrs)
+    if losses is not None:
+        return f"trial {trial.number}: {losses}"
     r = schema.TrialResult.of(trial.user_attrs)
     lo, hi = r.score_ci
     return (f"trial {trial.number}: score {trial_score(trial):.3f} [{lo:.3f}, {hi:.3f}] "
@@ -201,6 +215,7 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
         ("opponent", str(setup.get("opponent_spec", "?"))),
         ("openings", f"{openings} per trial, {setup.get('opening_plies', '?')} plies, "
                      f"seed {setup.get('seed', '?')}"),
+        *_positions_rows(study),
         ("budget", f"{tuning.get('trials', '?')} trials, sampler {tuning.get('sampler', '?')}, "
                    f"pruner {tuning.get('pruner', '?')}"),
         ("trials", f"{count[TrialState.COMPLETE]} complete, {count[TrialState.PRUNED]} pruned, "
@@ -215,6 +230,19 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     ]
 
 
+def _positions_rows(study: optuna.Study) -> list[tuple[str, str]]:
+    """A positions study's data: its file, positions, split, K and baseline loss."""
+    info = study.user_attrs.get(schema.POSITIONS)
+    if not isinstance(info, Mapping):
+        return []
+    held = info.get("baseline_held_out_loss")
+    return [("positions", f"{info.get('file')}: {info.get('positions')} positions of "
+                          f"{info.get('games')} games, {info.get('held_out_games')} games held "
+                          f"out; {info.get('loss')}, K {info.get('k', 0.0):.4g}; baseline loss "
+                          f"{info.get('baseline_loss', 0.0):.4f}"
+                          + (f", held-out {held:.4f}" if held is not None else ""))]
+
+
 def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
     """One row per trial: number, state, score, interval, games and parameters;
     in a duel study also what each duel was (``duel``: ``search``, or
@@ -224,15 +252,21 @@ def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
     storage = open_storage(storage_url, create=False)
     study = load_study(storage, study_name)
     df = study.trials_dataframe(attrs=("number", "state", "user_attrs", "params"))
+    stale: set[int] = set()
     try:  # running trials whose worker stopped sending heartbeats (killed, powered off)
-        stale = {storage.get_trial(i).number for i in storage._get_stale_trial_ids(study._study_id)}
+        if isinstance(storage, BaseHeartbeat):
+            stale = {storage.get_trial(i).number
+                     for i in storage._get_stale_trial_ids(study._study_id)}
     except Exception:  # pragma: no cover - a storage without heartbeats
-        stale = set()
+        pass
     if stale and "state" in df.columns:
         df.loc[df["number"].isin(stale), "state"] = "RUNNING (stale: retried by the next tune)"
     rename = {c: c.removeprefix("user_attrs_").removeprefix("params_") for c in df.columns}
     df = df.rename(columns=rename)
     keep = ["number", "state", "score", "score_ci", "wins", "draws", "losses", "games"]
+    if schema.POSITIONS_LOSS in df.columns:  # a positions study: its losses instead
+        keep = ["number", "state", schema.POSITIONS_LOSS, schema.POSITIONS_HELD_OUT_LOSS,
+                schema.POSITIONS_AGREEMENT]
     hidden = ("elo", "elo_ci", "baseline", "sampler_seed", "start_from")
     params = [c for c in df.columns if c not in keep and c not in hidden]
     for col in keep:

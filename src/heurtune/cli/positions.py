@@ -1,0 +1,119 @@
+"""``heurtune positions``: a position set from played games (the positions objective's data)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from heurtune.cli._common import Command, jobs_value, progress, rules
+from heurtune.errors import HeurtuneError
+
+
+class Positions(Command):
+    name = "positions"
+    help = "sample labelled positions from games, for objective = \"positions\""
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("engine", help="the engine whose games are played (and whose heuristic "
+                                      "--quiet searches with): preset GAME:NAME or engine file")
+        s.add_argument("--opponent", default=None, metavar="ENGINE",
+                       help="its opponent (default: the engine itself)")
+        s.add_argument("--games", type=int, default=None, metavar="N",
+                       help="games to play, in pairs with colours swapped (N even)")
+        s.add_argument("--from", dest="records", default=None, metavar="RECORDS.jsonl",
+                       help="take the games of a game record file (match --games) instead "
+                            "of playing")
+        s.add_argument("--seed", type=int, default=0,
+                       help="openings, tie-breaks and the positions drawn")
+        s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
+        s.add_argument("--opening-plies", type=int, default=None)
+        s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+        s.add_argument("--skip-plies", type=int, default=0, metavar="K",
+                       help="leave out each game's first K plies after its opening")
+        s.add_argument("--per-game", type=int, default=0, metavar="M",
+                       help="at most M positions per game, drawn at random (0: all)")
+        s.add_argument("--quiet", action="store_true",
+                       help="keep the position at the end of a shallow search's principal "
+                            "variation from each sampled one (where the search evaluates)")
+        s.add_argument("--quiet-depth", type=int, default=2, metavar="D",
+                       help="the depth of --quiet's search (default 2)")
+        s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
+                       help="play none of the openings that this study tunes on")
+        s.add_argument("--out", required=True, metavar="FILE.npz", help="the position file")
+
+    def run(self, args: argparse.Namespace) -> int:
+        from heurtune.engine import resolve_engine
+        from heurtune.match import play_match, prepare_match
+        from heurtune.match.positions import (
+            GameLine,
+            QuietSearch,
+            lines_from_records,
+            sample_positions,
+        )
+        from heurtune.match.records import read_records
+        from heurtune.tomlio import check_writable
+
+        check_writable(args.out)  # before the games, which would be lost
+        if (args.games is None) == (args.records is None):
+            raise HeurtuneError("give --games N (play them) or --from RECORDS.jsonl")
+        engine = resolve_engine(args.engine)
+        quiet = QuietSearch(engine, args.quiet_depth) if args.quiet else None
+        t0 = time.perf_counter()
+        provenance: dict[str, object] = {"engine": engine.label}
+        if args.records is not None:
+            if args.opponent or args.rule or args.exclude_study:
+                raise HeurtuneError("--from takes the recorded games as they are: no "
+                                    "--opponent, --rule or --exclude-study")
+            records = read_records(args.records)
+            game, rule_values, lines = lines_from_records(records, args.records)
+            if game != engine.game:
+                raise HeurtuneError(f"{args.records} holds {game} games; {engine.label} "
+                                    f"plays {engine.game}")
+            seeds = {r["seed"] for r in records}
+            plies = {len(r["opening"]) for r in records}
+            provenance.update(source=args.records, players=sorted(
+                {p for r in records for p in r["players"]}))
+            if len(seeds) == 1 and len(plies) == 1:  # one match: its openings are known
+                provenance["match"] = {"pairs": max(r["pair"] for r in records) + 1,
+                                       "seed": seeds.pop(), "opening_plies": plies.pop(),
+                                       "distinct_openings": "symmetry"}
+        else:
+            if args.games < 2 or args.games % 2:
+                raise HeurtuneError(f"--games must be an even number of at least 2, got "
+                                    f"{args.games}")
+            opponent = resolve_engine(args.opponent) if args.opponent else engine
+            exclude: tuple[tuple[int, ...], ...] = ()
+            if args.exclude_study:
+                from heurtune.tuning import load_study_file
+
+                exclude = tuple(load_study_file(args.exclude_study).match_spec().openings())
+            plan = prepare_match(engine, opponent, pairs=args.games // 2, seed=args.seed,
+                                 opening_plies=args.opening_plies, rules=rules(args.rule),
+                                 exclude=exclude, excluded_from=args.exclude_study or "")
+            print(plan.header(), flush=True)
+            bar = progress(plan.count, "games")
+            outcome = play_match(plan, jobs=args.jobs, keep_games=True,
+                                 on_pair=lambda _p, _llr: bar.update(1))
+            bar.close()
+            lines = [GameLine(g.moves, g.first_score, len(p.opening))
+                     for p in sorted(outcome.result.pairs, key=lambda p: p.index)
+                     for g in p.games]
+            game, rule_values = engine.game, dict(plan.spec.a.rules)
+            provenance.update(opponent=opponent.label, players=[engine.label, opponent.label],
+                              match={"pairs": plan.count, "seed": args.seed,
+                                     "opening_plies": plan.spec.plies,
+                                     "distinct_openings": "symmetry"})
+            print(outcome.result.stats.summary())
+        played = time.perf_counter() - t0
+        bar = progress(len(lines), "positions")
+        found = sample_positions(game, rule_values, lines, seed=args.seed,
+                                 skip_plies=args.skip_plies, per_game=args.per_game, quiet=quiet,
+                                 provenance={**provenance, "seconds_playing": round(played, 1)},
+                                 on_game=lambda: bar.update(1))
+        bar.close()
+        found.save(args.out)
+        draws = float((found.label == 0.5).mean())
+        print(f"wrote {found.size} positions of {found.games} games to {args.out} "
+              f"(labels: {float(found.label.mean()):.3f} mean, {draws:.1%} draws; "
+              f"{time.perf_counter() - t0:.1f} s)")
+        return 0
