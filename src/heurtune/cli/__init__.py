@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 
 from heurtune import __version__
-from heurtune.cli import games, matches, positions, results, studies
+from heurtune.cli import games, matches, positions, results, storage, studies
 from heurtune.cli._common import Command, Parser
 from heurtune.errors import HeurtuneError
 
@@ -31,6 +31,7 @@ COMMANDS: tuple[type[Command], ...] = (
     studies.Tune,
     studies.Calibrate,
     studies.Screen,
+    storage.StorageProxy,
     results.Confirm,
     results.Export,
     results.Report,

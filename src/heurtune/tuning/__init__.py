@@ -41,12 +41,15 @@ if TYPE_CHECKING:
     )
     from heurtune.tuning.run import TuneObserver, TuneSummary, tune
     from heurtune.tuning.study import (
+        DEFAULT_PROXY_HOST,
+        DEFAULT_PROXY_PORT,
         DEFAULT_STORAGE,
         StudySetup,
         TrialResult,
         Verdict,
         load_study,
         open_storage,
+        serve_proxy,
         storage_failure,
     )
     from heurtune.tuning.studyfile import ConfirmOptions, StudyFile, load_study_file
@@ -57,6 +60,8 @@ if TYPE_CHECKING:
 _FACE = {
     "Answer": "heurtune.tuning.after",
     "ConfirmOptions": "heurtune.tuning.studyfile",
+    "DEFAULT_PROXY_HOST": "heurtune.tuning.study",
+    "DEFAULT_PROXY_PORT": "heurtune.tuning.study",
     "DEFAULT_STORAGE": "heurtune.tuning.study",
     "Dashboard": "heurtune.tuning.views",
     "StudyFile": "heurtune.tuning.studyfile",
@@ -74,6 +79,7 @@ _FACE = {
     "load_study_file": "heurtune.tuning.studyfile",
     "needs_confirmation": "heurtune.tuning.after",
     "open_storage": "heurtune.tuning.study",
+    "serve_proxy": "heurtune.tuning.study",
     "storage_failure": "heurtune.tuning.study",
     "study_answers": "heurtune.tuning.after",
     "trials_table": "heurtune.tuning.views",
@@ -92,6 +98,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_PROXY_HOST",
+    "DEFAULT_PROXY_PORT",
     "DEFAULT_STORAGE",
     "Answer",
     "ConfirmOptions",
@@ -111,6 +119,7 @@ __all__ = [
     "load_study_file",
     "needs_confirmation",
     "open_storage",
+    "serve_proxy",
     "storage_failure",
     "study_answers",
     "trials_table",

@@ -1,12 +1,19 @@
 """What a study stores and how it is read: the schema, the storage, the trials."""
 
 from heurtune.tuning.study import schema
+from heurtune.tuning.study.proxy import (
+    DEFAULT_PROXY_HOST,
+    DEFAULT_PROXY_PORT,
+    GRPC_PREFIX,
+    ProxyStorage,
+)
 from heurtune.tuning.study.schema import Candidate, PoolEntry, StudySetup, TrialResult, Verdict
 from heurtune.tuning.study.storage import (
     DEFAULT_STORAGE,
     MEMORY_PREFIX,
     load_study,
     open_storage,
+    serve_proxy,
     sqlite_path,
     storage_failure,
     study_names,
@@ -26,12 +33,16 @@ from heurtune.tuning.study.trials import (
 )
 
 __all__ = [
+    "DEFAULT_PROXY_HOST",
+    "DEFAULT_PROXY_PORT",
     "DEFAULT_STORAGE",
     "FINISHED",
+    "GRPC_PREFIX",
     "MEMORY_PREFIX",
     "SEED_MASK",
     "Candidate",
     "PoolEntry",
+    "ProxyStorage",
     "StudySetup",
     "TrialResult",
     "Verdict",
@@ -46,6 +57,7 @@ __all__ = [
     "open_storage",
     "storage_failure",
     "schema",
+    "serve_proxy",
     "sqlite_path",
     "study_names",
     "ranked",

@@ -6,17 +6,25 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.storages import RDBStorage, RetryHeartbeatStaleTrialCallback
+from optuna.storages import BaseStorage, RDBStorage, RetryHeartbeatStaleTrialCallback
 from optuna.trial import TrialState
 
 from heurtune.errors import HeurtuneError
 from heurtune.tuning._experimental import experimental_ok
+from heurtune.tuning.study.proxy import (
+    DEFAULT_PROXY_HOST,
+    DEFAULT_PROXY_PORT,
+    GRPC_PREFIX,
+    check_port,
+    connect_proxy,
+    run_proxy,
+)
 
 DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
 # ``memory:NAME``: an in-process storage that lives as long as the process (the
@@ -103,7 +111,7 @@ class _SQLiteStorage(_Storage):
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def open_storage(url: str, *, create: bool = True) -> RDBStorage:
+def open_storage(url: str, *, create: bool = True) -> BaseStorage:
     """An RDB storage with heartbeats (a crashed worker's trial is retried).
 
     Workers send a heartbeat every ``HEURTUNE_HEARTBEAT`` seconds (default 30);
@@ -114,6 +122,9 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     written: a missing SQLite file is an error rather than a new empty database,
     and Optuna's tables are not created. ``memory:NAME`` is a storage inside this
     process (nothing is kept when it ends), for experiments and tests.
+    ``grpc://HOST:PORT`` is the database behind ``heurtune storage-proxy`` there
+    (heurtune.tuning.study.proxy), with the same heartbeats; the proxy creates
+    the tables.
     """
     if url.startswith("sqlite:") and url.removeprefix("sqlite:").strip("/") in ("", ":memory:"):
         raise HeurtuneError(f"storage {url!r} is a database in memory that vanishes when the "
@@ -124,12 +135,14 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
                 raise HeurtuneError(f"no storage at {url}: nothing was stored under that "
                                     "name in this process")
             _MEMORY[url] = optuna.storages.InMemoryStorage()
-        return _MEMORY[url]  # type: ignore[return-value]
+        return _MEMORY[url]
     heartbeat = _seconds_from_env("HEURTUNE_HEARTBEAT", 30)
     grace = _seconds_from_env("HEURTUNE_GRACE", 120)
     if grace < 2 * heartbeat:  # else healthy trials between two heartbeats look dead
         raise HeurtuneError(f"HEURTUNE_GRACE ({grace} s) must be at least twice "
                             f"HEURTUNE_HEARTBEAT ({heartbeat} s)")
+    if url.startswith(GRPC_PREFIX):
+        return connect_proxy(url, heartbeat)
     sqlite = sqlite_path(url)
     if sqlite is not None:
         if create:
@@ -175,6 +188,24 @@ def open_storage(url: str, *, create: bool = True) -> RDBStorage:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def serve_proxy(url: str, *, host: str = DEFAULT_PROXY_HOST, port: int = DEFAULT_PROXY_PORT,
+                ready: Callable[[str], None] | None = None) -> None:
+    """Run Optuna's gRPC storage proxy in front of the database at ``url`` until
+    interrupted (heurtune.tuning.study.proxy); ``ready`` is told ``HOST:PORT``
+    once the database is open and the port free. The workers' grace period is
+    the proxy's ``HEURTUNE_GRACE`` (each worker sends heartbeats at its own
+    ``HEURTUNE_HEARTBEAT``)."""
+    if url.startswith(GRPC_PREFIX):
+        raise HeurtuneError(f"--storage {url!r} is a storage proxy: give the database the "
+                            "proxy stands in front of, e.g. postgresql://HOST/DB")
+    check_port(host, port)  # before a new database is created for nothing
+    storage = open_storage(url, create=True)
+    if not isinstance(storage, RDBStorage):
+        raise HeurtuneError(f"--storage {url!r}: a storage proxy needs a database "
+                            "(sqlite:///FILE, postgresql://HOST/DB, ...)")
+    run_proxy(storage, host=host, port=port, ready=ready)
+
+
 _DATABASE_MODULES = ("sqlalchemy", "sqlite3", "psycopg")
 _DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
 
@@ -193,6 +224,11 @@ def storage_failure(exc: BaseException) -> str | None:
     for e in reversed(seen):  # the deepest, the driver's own, first
         if isinstance(e, OSError) and e.errno in _DISK_ERRNOS:
             return f"cannot write: {e.strerror} ({e.filename or 'disk'})"
+        if type(e).__module__.startswith("grpc") and callable(getattr(e, "details", None)):
+            # the storage proxy (--storage grpc://): gone, or the database behind it failed
+            details = str(e.details() or type(e).__name__).strip()  # type: ignore[attr-defined]
+            first = details.splitlines()[0] if details else type(e).__name__
+            return f"storage error: the storage proxy: {first}"
         if type(e).__module__.startswith(_DATABASE_MODULES):
             text = str(getattr(e, "orig", None) or e).strip()
             first = text.splitlines()[0] if text else type(e).__name__
@@ -202,14 +238,14 @@ def storage_failure(exc: BaseException) -> str | None:
     return None
 
 
-def study_names(storage: RDBStorage) -> list[str]:
+def study_names(storage: BaseStorage) -> list[str]:
     try:
         return sorted(s.study_name for s in storage.get_all_studies())
     except Exception:  # no Optuna tables (a storage opened with create=False)
         return []
 
 
-def load_study(storage: RDBStorage, name: str) -> optuna.Study:
+def load_study(storage: BaseStorage, name: str) -> optuna.Study:
     """An existing study; an unknown name lists the known ones."""
     names = study_names(storage)
     if name not in names:

@@ -1,0 +1,163 @@
+"""Optuna's gRPC storage proxy: many workers, one database connection pool.
+
+``heurtune storage-proxy --storage DATABASE_URL`` (:func:`run_proxy`) runs
+Optuna's proxy server (``optuna.storages.run_grpc_proxy_server``) in front of
+the database, and a worker given ``--storage grpc://HOST:PORT`` talks to it
+through :class:`ProxyStorage`, Optuna's ``GrpcStorageProxy``. The workers then
+hold no database connection: the proxy holds a few, and its in-process cache
+of trials (Optuna's ``_CachedStorage``) answers the reads.
+
+Optuna's proxy protocol carries no heartbeats, so a worker killed behind it
+would leave its trial running forever (and, since running trials count
+towards the target, the study would never end). heurtune carries them on two
+calls the protocol has, understood by heurtune's proxy only:
+
+* a worker's heartbeat is a trial system attribute ``heurtune:heartbeat``,
+  which the proxy records as the database's heartbeat (Optuna's own table; the
+  attribute is never stored);
+* the study's system attributes, read through the proxy, carry the ids of its
+  stale trials under ``heurtune:stale_trial_ids`` (computed by the proxy from
+  the database, never stored), which the worker fails and retries as on a
+  database (``optuna.storages.fail_stale_trials``).
+
+Both clocks involved (a trial's start, its last heartbeat) are the proxy's.
+Behind Optuna's own proxy server heurtune's workers still run, without the
+detection of dead workers.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+import optuna
+from optuna.storages import (
+    GrpcStorageProxy,
+    RDBStorage,
+    RetryHeartbeatStaleTrialCallback,
+    _CachedStorage,
+)
+from optuna.storages._heartbeat import BaseHeartbeat, is_heartbeat_enabled
+from optuna.trial import FrozenTrial
+
+from heurtune.errors import HeurtuneError
+from heurtune.tuning._experimental import experimental_ok
+
+GRPC_PREFIX = "grpc://"
+DEFAULT_PROXY_HOST = "127.0.0.1"  # loopback: the proxy has no authentication
+DEFAULT_PROXY_PORT = 13000  # Optuna's
+PROXY_TIMEOUT = 5.0  # seconds a worker waits for the proxy to answer at its start
+
+HEARTBEAT_ATTR = "heurtune:heartbeat"
+STALE_ATTR = "heurtune:stale_trial_ids"
+
+
+def proxy_address(url: str) -> tuple[str, int]:
+    """Host and port of a ``grpc://HOST[:PORT]`` URL (port 13000 unless given)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if (parts.scheme != "grpc" or not parts.hostname or port == -1 or parts.path.strip("/")
+            or parts.query or parts.username is not None):
+        raise HeurtuneError(f"storage {url!r}: a storage proxy is grpc://HOST:PORT, "
+                            "e.g. grpc://127.0.0.1:13000")
+    return parts.hostname, DEFAULT_PROXY_PORT if port is None else port
+
+
+class ProxyStorage(GrpcStorageProxy, BaseHeartbeat):
+    """A worker's storage behind ``heurtune storage-proxy``: Optuna's gRPC client,
+    with heartbeats and stale trials carried as the module docstring says."""
+
+    def __init__(self, *, host: str, port: int, heartbeat_interval: int) -> None:
+        self._heartbeat_interval = heartbeat_interval
+        with experimental_ok():
+            super().__init__(host=host, port=port)
+
+    def record_heartbeat(self, trial_id: int) -> None:
+        self.set_trial_system_attr(trial_id, HEARTBEAT_ATTR, True)
+
+    def _get_stale_trial_ids(self, study_id: int) -> list[int]:
+        return [int(i) for i in self.get_study_system_attrs(study_id).get(STALE_ATTR, [])]
+
+    def get_heartbeat_interval(self) -> int | None:
+        return self._heartbeat_interval
+
+    def get_heartbeat_stale_trial_callback(
+            self) -> Callable[[optuna.Study, FrozenTrial], None] | None:
+        with experimental_ok():
+            return RetryHeartbeatStaleTrialCallback(max_retry=2)
+
+
+def connect_proxy(url: str, heartbeat_interval: int) -> ProxyStorage:
+    """The storage behind the proxy at ``url``, once the proxy answers (an error
+    line after :data:`PROXY_TIMEOUT` seconds when none does)."""
+    host, port = proxy_address(url)
+    try:
+        storage = ProxyStorage(host=host, port=port, heartbeat_interval=heartbeat_interval)
+        storage.wait_server_ready(timeout=PROXY_TIMEOUT)
+    except ImportError as exc:
+        raise HeurtuneError(f"storage {url!r}: gRPC is missing ({exc}; pip install grpcio "
+                            "protobuf)") from None
+    except ConnectionError:
+        storage.close()
+        raise HeurtuneError(
+            f"cannot open storage {url!r}: no storage proxy answers at {host}:{port} within "
+            f"{PROXY_TIMEOUT:g} s (start one there: heurtune storage-proxy --storage "
+            "DATABASE_URL)") from None
+    return storage
+
+
+class _ServedStorage(_CachedStorage):
+    """The proxy's side: Optuna's cached RDB storage (what Optuna's proxy
+    documentation asks for), which also records the workers' heartbeats and
+    tells them the study's stale trials."""
+
+    def set_trial_system_attr(self, trial_id: int, key: str, value: Any) -> None:
+        if key == HEARTBEAT_ATTR:
+            self._backend.record_heartbeat(trial_id)
+            return
+        super().set_trial_system_attr(trial_id, key, value)
+
+    def get_study_system_attrs(self, study_id: int) -> dict[str, Any]:
+        attrs = super().get_study_system_attrs(study_id)
+        if is_heartbeat_enabled(self._backend):
+            attrs = {**attrs, STALE_ATTR: self._backend._get_stale_trial_ids(study_id)}
+        return attrs
+
+
+def check_port(host: str, port: int) -> None:
+    """Fail in one line when the proxy could not listen there (gRPC would share a
+    port already in use: it binds with SO_REUSEPORT)."""
+    if not 0 < port < 65536:
+        raise HeurtuneError(f"--port must be in [1, 65535], got {port}")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as exc:
+        raise HeurtuneError(f"--host {host!r}: {exc.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise HeurtuneError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def run_proxy(storage: RDBStorage, *, host: str, port: int,
+              ready: Callable[[str], None] | None = None) -> None:
+    """Optuna's gRPC proxy server in front of ``storage`` until interrupted;
+    ``ready`` is told ``HOST:PORT`` once the port is known to be free."""
+    check_port(host, port)
+    served = _ServedStorage(storage)
+    if ready is not None:
+        ready(f"{host}:{port}")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # its "Listening...": said already
+    try:
+        with experimental_ok():
+            optuna.storages.run_grpc_proxy_server(served, host=host, port=port)
+    except RuntimeError as exc:  # gRPC could not bind after all
+        raise HeurtuneError(f"cannot listen on {host}:{port}: {exc}") from None

@@ -1,0 +1,226 @@
+"""``--storage grpc://HOST:PORT``: workers behind ``heurtune storage-proxy``.
+
+A real proxy process on a free loopback port in front of a new SQLite file or
+a new PostgreSQL database (which must be up: its test fails, never skips),
+studies tuned through it, the trials read back from the database itself;
+heartbeats and stale trials carried through it; an unreachable proxy as one
+error line. Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import optuna
+import pytest
+from optuna.trial import TrialState
+
+from tests.helpers import cli
+
+PG_ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=test"
+
+STUDY = """
+[study]
+name = "g"
+game = "isolation"
+opponent = "isolation:mm_improved"
+trials = {trials}
+pairs = 1
+seed = 3
+jobs = 1
+opening_plies = 2
+
+[engine]
+heuristic = "weighted"
+[engine.search]
+algorithm = "alphabeta"
+depth = 2
+
+[pruner]
+kind = "none"
+"""
+
+
+def study_file(tmp_path: Path, trials: int = 4) -> str:
+    path = tmp_path / f"g{trials}.toml"
+    path.write_text(STUDY.format(trials=trials))
+    return str(path)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _read_line(proc: subprocess.Popen, seconds: float) -> str:
+    """The proxy's first line of output, or what it said on stderr when it died."""
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if not line or not line[0]:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"the proxy did not start in {seconds} s: {err[-2000:]}")
+    return line[0]
+
+
+@contextlib.contextmanager
+def proxy(storage: str, port: int | None = None,
+          env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``heurtune storage-proxy`` in front of ``storage``: its grpc:// URL and process,
+    stopped (SIGTERM) at the end of the block."""
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "heurtune", "storage-proxy", "--storage", storage,
+         "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, **(env or {})})
+    try:
+        line = _read_line(proc, 60)
+        assert f"listening on 127.0.0.1:{port}" in line, line
+        yield f"grpc://127.0.0.1:{port}", proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+
+
+def finished(trials: list[optuna.trial.FrozenTrial]) -> list[optuna.trial.FrozenTrial]:
+    return [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+
+
+def test_a_study_tuned_through_the_proxy_lands_in_the_database(tmp_path, capsys) -> None:
+    db = f"sqlite:///{tmp_path / 'p.db'}"
+    sf = study_file(tmp_path)
+    with proxy(db) as (url, _):
+        code, out, err = cli(capsys, "tune", sf, "--storage", url)
+        assert code == 0, err
+        assert f"study 'g' in {url}: 4 finished trials" in out
+        code, out, err = cli(capsys, "trials", "g", "--storage", url)  # read through it
+        assert code == 0 and "COMPLETE" in out, err
+        code, _, err = cli(capsys, "tune", sf, "--storage", url)  # resumed: nothing to do
+        assert code == 0, err
+    trials = optuna.load_study(study_name="g", storage=db).get_trials(deepcopy=False)
+    assert len(finished(trials)) == 4 and len(trials) == 4
+    assert [t.number for t in trials if t.user_attrs.get("baseline")] == [0]
+    # heartbeats went to the database's own table, never into the trials' attributes
+    assert not any("heurtune:heartbeat" in t.system_attrs for t in trials)
+
+
+@pytest.mark.postgres
+def test_workers_through_the_proxy_on_a_new_postgres_database(tmp_path) -> None:
+    import psycopg
+
+    name = f"heurtune_proxy_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    db = f"postgresql://postgres@127.0.0.1:5432/{name}"
+    try:
+        sf = study_file(tmp_path, trials=6)
+        with proxy(db) as (url, _):
+            procs = [subprocess.Popen([sys.executable, "-m", "heurtune", "tune", sf,
+                                       "--storage", url],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                     for _ in range(2)]
+            for p in procs:
+                _, err = p.communicate(timeout=120)
+                assert p.returncode == 0, err[-3000:]
+                assert "Traceback" not in err
+        trials = optuna.load_study(study_name="g", storage=db).get_trials(deepcopy=False)
+        done = finished(trials)
+        assert len(done) == 6  # exactly the target
+        sets = [tuple(sorted(t.params.items())) for t in done]
+        assert len(set(sets)) == len(sets)
+        stray = [t for t in trials if t.state == TrialState.FAIL
+                 and not t.user_attrs.get("surplus")]
+        assert not stray
+    finally:
+        with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage is supposed")  # study.ask(): on purpose
+def test_stale_trials_are_failed_and_retried_through_the_proxy(tmp_path, monkeypatch) -> None:
+    """A running trial with no heartbeat for the proxy's grace period is stale (the
+    proxy's clock); one whose worker sends heartbeats through the proxy is not."""
+    from optuna.storages._heartbeat import HeartbeatThread
+
+    from heurtune.tuning import open_storage
+    from heurtune.tuning._experimental import experimental_ok
+
+    env = {"HEURTUNE_HEARTBEAT": "1", "HEURTUNE_GRACE": "2"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with proxy(f"sqlite:///{tmp_path / 'h.db'}", env=env) as (url, _):
+        storage = open_storage(url)
+        study = optuna.create_study(study_name="h", storage=storage)
+        silent = study.ask()  # RUNNING, no heartbeat ever
+        alive = study.ask()
+        with HeartbeatThread(alive._trial_id, storage):  # type: ignore[arg-type]
+            assert storage._get_stale_trial_ids(study._study_id) == []
+            time.sleep(3)
+            assert storage._get_stale_trial_ids(study._study_id) == [silent._trial_id]
+            with experimental_ok():
+                optuna.storages.fail_stale_trials(study)
+        trials = study.get_trials(deepcopy=False)
+        assert trials[silent.number].state == TrialState.FAIL
+        assert trials[alive.number].state == TrialState.RUNNING
+        retries = [t for t in trials if t.system_attrs.get("failed_trial") == silent.number]
+        assert len(retries) == 1 and retries[0].state == TrialState.WAITING
+        assert not any("heurtune:stale_trial_ids" in s.system_attrs
+                       for s in storage.get_all_studies())  # computed, never stored
+
+
+@pytest.mark.parametrize("url,says", [
+    ("grpc://127.0.0.1:{port}", "no storage proxy answers at 127.0.0.1:{port} within 0.5 s"),
+    ("grpc://127.0.0.1:notaport", "a storage proxy is grpc://HOST:PORT"),
+    ("grpc://127.0.0.1:13000/db", "a storage proxy is grpc://HOST:PORT"),
+])
+def test_an_unreachable_or_bad_proxy_is_one_line(tmp_path, capsys, monkeypatch, url,
+                                                 says) -> None:
+    from heurtune.tuning.study import proxy as proxy_module
+
+    monkeypatch.setattr(proxy_module, "PROXY_TIMEOUT", 0.5)
+    port = free_port()  # nothing listens there
+    for argv in (("tune", study_file(tmp_path)), ("trials", "g"), ("export", "g")):
+        code, _, err = cli(capsys, *argv, "--storage", url.format(port=port))
+        assert code == 2 and err.count("\n") == 1, err
+        assert err.startswith("heurtune: error: ") and says.format(port=port) in err, err
+
+
+def test_a_proxy_that_dies_under_a_worker_is_one_line(tmp_path) -> None:
+    db = f"sqlite:///{tmp_path / 'd.db'}"
+    sf = study_file(tmp_path, trials=400)
+    with proxy(db) as (url, proc):
+        worker = subprocess.Popen([sys.executable, "-m", "heurtune", "tune", sf,
+                                   "--storage", url],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until the worker has finished a trial
+            with contextlib.suppress(Exception):
+                if finished(optuna.load_study(study_name="g", storage=db).get_trials()):
+                    break
+            time.sleep(0.1)
+        proc.kill()
+        proc.communicate()
+        _, err = worker.communicate(timeout=60)
+    assert worker.returncode == 2, err[-3000:]
+    assert "Traceback" not in err
+    lines = [x for x in err.splitlines() if x.startswith("heurtune: error:")]
+    assert len(lines) == 1 and "the storage proxy" in lines[0], err[-3000:]
