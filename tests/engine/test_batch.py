@@ -29,10 +29,16 @@ def test_batch_values_are_the_heuristics_own(game: str) -> None:
     params = h.to_array(values)
     plain = np.array([h.evaluate(st, params, kernel.side_to_move(st))
                       for st in (s.state(i) for i in range(s.size))])
+    other = np.array([h.evaluate(st, params, 1 - kernel.side_to_move(st))
+                      for st in (s.state(i) for i in range(s.size))])
     for threads in (1, 3):
         ev = PositionEvaluator(kernel, h, s.rules, s.arrays(), threads=threads)
         assert np.array_equal(ev(params), plain)
         ev.close()
+    # the difference perspective: the side to move's value less the other side's
+    ev = PositionEvaluator(kernel, h, s.rules, s.arrays(), threads=2, difference=True)
+    assert np.allclose(ev(params), plain - other)
+    ev.close()
 
 
 def test_chunks_cut_between_games() -> None:

@@ -44,12 +44,18 @@ def _plain_loss(e: np.ndarray, y: np.ndarray, k: float, kind: str) -> float:
 def test_loss_and_k_agree_with_a_plain_recomputation(positions, kind: str) -> None:
     s, _path = positions
     engine = resolve_engine("isolation:ab_improved")
-    fit = PositionsFit(s, engine, engine.heuristic_obj.space, loss=kind, held_out=0.25, seed=3)
+    fit = PositionsFit(s, engine, engine.heuristic_obj.space, loss=kind, held_out=0.25, seed=3,
+                       perspective="side-to-move")
     h = engine.heuristic_obj
     kernel = get_game("isolation")
     plain = np.array([h.evaluate(st, h.to_array(engine.params), kernel.side_to_move(st))
                       for st in (s.state(i) for i in range(s.size))])
+    other = np.array([h.evaluate(st, h.to_array(engine.params), 1 - kernel.side_to_move(st))
+                      for st in (s.state(i) for i in range(s.size))])
     assert np.allclose(fit.evaluate(engine.params), plain)
+    # the default perspective: the side to move's value less the other side's
+    both = PositionsFit(s, engine, engine.heuristic_obj.space, loss=kind, held_out=0.25, seed=3)
+    assert np.allclose(both.evaluate(engine.params), plain - other)
     train = fit.train_mask
     y = s.label
     losses = fit.losses(engine.params)
@@ -164,6 +170,14 @@ def test_confirm_export_and_a_warm_start_from_a_positions_study(positions, study
     engine = resolve_engine(str(exported))
     study = optuna.load_study(study_name="fit", storage=url)
     assert engine.provenance["confirmation"]["games"] > 0
+    # the report: the losses per trial, K, and the calibration of baseline and tuned weights
+    report = tmp_path / "fit.html"
+    code, out, err = cli(capsys, "report", "fit", "--storage", url, "--out", str(report))
+    assert code == 0, err
+    page = report.read_text()
+    assert "Calibration: predicted against observed results" in page
+    assert "held-out loss" in page and "fitted at the baseline" in page
+    assert "Pruning" not in page
     # a match study starting from it: its first trial plays the positions study's winner
     games = study_file("games", study={"opponent": "isolation:ab_improved", "trials": 1,
                                        "pairs": 1, "start_from": "study:fit"},

@@ -38,7 +38,7 @@ def test_every_section_is_documented() -> None:
 
 
 def test_every_key_is_documented_and_nothing_else() -> None:
-    for section in ("study", "engine", "pruner", "confirm"):
+    for section in ("study", "engine", "pruner", "confirm", "positions"):
         assert TABLES[f"`[{section}]`"] == set(SECTION_KEYS[section]), section
 
 

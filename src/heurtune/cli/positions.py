@@ -91,7 +91,7 @@ class Positions(Command):
                                  opening_plies=args.opening_plies, rules=rules(args.rule),
                                  exclude=exclude, excluded_from=args.exclude_study or "")
             print(plan.header(), flush=True)
-            bar = progress(plan.count, "games")
+            bar = progress(plan.count, "pairs")
             outcome = play_match(plan, jobs=args.jobs, keep_games=True,
                                  on_pair=lambda _p, _llr: bar.update(1))
             bar.close()

@@ -33,9 +33,9 @@ evaluate: Any = None
 
 
 def _evaluate_lines(init, moves, game_start, pos_game, pos_ply, extra, extra_start, params,  # type: ignore[no-untyped-def]
-                    lo, hi, out):
+                    lo, hi, difference, out):
     """Evaluate positions ``lo`` to ``hi - 1`` (sorted by game and ply) for the
-    side to move, into ``out``."""
+    side to move, into ``out`` (``difference``: less its value for the other side)."""
     state = init.copy()
     game = -1
     played = 0
@@ -51,7 +51,10 @@ def _evaluate_lines(init, moves, game_start, pos_game, pos_ply, extra, extra_sta
             played += 1
         for j in range(extra_start[i], extra_start[i + 1]):
             make_move(state, extra[j])
-        out[i] = evaluate(state, params, side_to_move(state))
+        mover = side_to_move(state)
+        out[i] = evaluate(state, params, mover)
+        if difference:
+            out[i] -= evaluate(state, params, 1 - mover)
         for j in range(extra_start[i + 1] - 1, extra_start[i] - 1, -1):
             unmake_move(state, extra[j])
 
@@ -61,10 +64,15 @@ class PositionEvaluator:
 
     ``arrays`` are the set's (``moves``, ``game_start``, ``pos_game``,
     ``pos_ply``, ``extra``, ``extra_start``: see heurtune.match.positions);
-    ``threads`` the chunks evaluated at once (default: the machine's cores)."""
+    ``threads`` the chunks evaluated at once (default: the machine's cores);
+    ``difference``: each value is the side to move's less the other side's (an
+    antisymmetric view of a heuristic that scores one side, as Halma's
+    ``distance`` does, or weighs the two sides differently)."""
 
     def __init__(self, kernel: GameKernel, heuristic: Heuristic, rules: Mapping[str, int],
-                 arrays: Mapping[str, np.ndarray], threads: int | None = None) -> None:
+                 arrays: Mapping[str, np.ndarray], threads: int | None = None,
+                 difference: bool = False) -> None:
+        self.difference = difference
         if isinstance(kernel, PythonKernel) or heuristic.kind != "numba":
             raise HeurtuneError(f"{heuristic.game}:{heuristic.name} is not a numba heuristic: "
                                 "positions are evaluated in numba")
@@ -91,7 +99,7 @@ class PositionEvaluator:
         out = np.empty(self.size, dtype=np.float64)
 
         def run(chunk: tuple[int, int]) -> None:
-            self._fn(self._init, *self._arrays, params, chunk[0], chunk[1], out)
+            self._fn(self._init, *self._arrays, params, chunk[0], chunk[1], self.difference, out)
 
         if self._pool is None:
             for chunk in self._chunks:

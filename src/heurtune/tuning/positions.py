@@ -41,6 +41,12 @@ from heurtune.games import get_game
 from heurtune.match.positions import PositionSet, split_by_game
 
 LOSSES = ("cross-entropy", "mse")
+# what predicts a position's result: the heuristic's value for the side to move less
+# its value for the other side (the default), or the side to move's alone. heurtune's
+# heuristics need not be antisymmetric (Halma's distance scores one side only): the
+# difference is what predicts there, and for an antisymmetric heuristic it is twice
+# the side to move's value, so only K changes (docs/results/positions.md)
+PERSPECTIVES = ("side-to-move", "difference")
 DEFAULT_HELD_OUT = 0.2
 LINEAR_TOLERANCE = 1e-7  # relative error of the linear model at random points
 FD_STEP = 1e-4  # forward-difference step, in unit-box coordinates
@@ -99,9 +105,13 @@ class PositionsFit:
 
     def __init__(self, positions: PositionSet, base: EngineConfig, space: ParamSpace, *,
                  loss: str = "cross-entropy", held_out: float = DEFAULT_HELD_OUT, seed: int = 0,
-                 scale: float | None = None, threads: int | None = None) -> None:
+                 scale: float | None = None, threads: int | None = None,
+                 perspective: str = "difference") -> None:
         if loss not in LOSSES:
             raise HeurtuneError(f"unknown loss {loss!r} (known: {', '.join(LOSSES)})")
+        if perspective not in PERSPECTIVES:
+            raise HeurtuneError(f"unknown perspective {perspective!r} (known: "
+                                f"{', '.join(PERSPECTIVES)})")
         if positions.game != base.game:
             raise HeurtuneError(f"the positions are of {positions.game}, the engine plays "
                                 f"{base.game}")
@@ -116,8 +126,10 @@ class PositionsFit:
         self.space = space
         self.loss = loss
         self.heuristic = base.heuristic_obj
+        self.perspective = perspective
         self.evaluator = PositionEvaluator(get_game(base.game), self.heuristic,
-                                           positions.rules, positions.arrays(), threads)
+                                           positions.rules, positions.arrays(), threads,
+                                           difference=perspective == "difference")
         self.held_mask = split_by_game(positions, held_out, seed)
         self.train_mask = ~self.held_mask
         self.labels = positions.label
@@ -144,7 +156,8 @@ class PositionsFit:
         return np.ascontiguousarray(self.heuristic.prepare(raw), dtype=np.float64)
 
     def evaluate(self, values: Mapping[str, Any]) -> np.ndarray:
-        """Every position's evaluation for the side to move, at ``values``."""
+        """Every position's evaluation for the side to move (less the other side's
+        with the ``difference`` perspective), at ``values``."""
         return self.evaluator(self._array(values))
 
     def losses(self, values: Mapping[str, Any]) -> Losses:

@@ -316,12 +316,13 @@ def positions_fit(sf: StudyFile, study: optuna.Study | None = None) -> Positions
     base = sf.base.with_params({**sf.base.params, **sf.baseline_params})
     fit = PositionsFit(load_positions(spec.file, sf.base.game), base, sf.space,
                        loss=spec.loss, held_out=spec.held_out, seed=sf.seed, scale=scale,
-                       threads=spec.threads or None)
+                       threads=spec.threads or None, perspective=spec.perspective)
     if study is not None and scale is None:
         first = fit.losses(fit.base_values)
         held = int(fit.held_mask.sum())
         study.set_user_attr(schema.POSITIONS, {
             "file": spec.file, "k": fit.scale, "loss": spec.loss, "held_out": spec.held_out,
+            "perspective": spec.perspective,
             "positions": fit.positions.size, "games": fit.positions.games,
             "held_out_positions": held, "split_seed": sf.seed,
             "held_out_games": int(len(set(fit.positions.pos_game[fit.held_mask].tolist()))),

@@ -292,10 +292,14 @@ def _positions(data: Mapping[str, Any], study: Mapping[str, Any], path: str | os
     threads = _typed(table.get("threads", 0), int, f"{pw}: threads")
     if not 0 <= threads <= 256:
         raise HeurtuneError(f"{pw}: threads must be in [0, 256], got {threads}")
+    perspective = _typed(table.get("perspective", "difference"), str, f"{pw}: perspective")
+    if perspective not in ("side-to-move", "difference"):
+        raise HeurtuneError(f"{pw}: perspective must be side-to-move or difference, got "
+                            f"{perspective!r}")
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest()
     match = loaded.provenance.get("match")
     return PositionsSpec(file, digest, loss, held_out, threads,
-                         dict(match) if isinstance(match, Mapping) else {})
+                         dict(match) if isinstance(match, Mapping) else {}, perspective)
 
 
 def _timed(engine: EngineConfig, time_ms: float) -> EngineConfig:

@@ -100,7 +100,7 @@ SECTION_KEYS: dict[str, frozenset[str]] = {
         "start_from", "sampler_seeding", "distinct_openings", "answer", "objective",
         "positions",
     }),
-    "positions": frozenset({"loss", "held_out", "threads"}),
+    "positions": frozenset({"loss", "held_out", "threads", "perspective"}),
     "engine": frozenset({"heuristic", "search", "rules", "process"}),
     "pruner": frozenset({"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha",
                          "margin", "checkpoints", "selection"}),
@@ -209,12 +209,17 @@ class PositionsSpec:
     held_out: float = 0.2
     threads: int = 0  # 0: the machine's cores
     match: Mapping[str, Any] = field(default_factory=dict)
+    perspective: str = "difference"  # or "side-to-move" (heurtune.tuning.positions)
 
     def setup(self) -> dict[str, Any]:
         """What a resumed study must agree on (the file by its content: a study
-        resumed from another folder names it by another path)."""
+        resumed from another folder names it by another path; the perspective
+        where it is not the side to move's, which studies recorded before the
+        option used)."""
         return {"name": Path(self.file).name, "sha256": self.sha256, "loss": self.loss,
-                "held_out": self.held_out}
+                "held_out": self.held_out,
+                **({"perspective": self.perspective}
+                   if self.perspective != "side-to-move" else {})}
 
 
 @dataclass(frozen=True)

@@ -288,7 +288,9 @@ def _calibration_section(page: HtmlPage, info: Mapping[str, Any], base: EngineCo
         fit = PositionsFit(positions, base, study_space(base, study.get_trials(deepcopy=False)),
                            loss=str(info.get("loss", "cross-entropy")),
                            held_out=float(info.get("held_out", 0.2)),
-                           seed=int(info.get("split_seed", 0)), scale=float(info["k"]))
+                           seed=int(info.get("split_seed", 0)), scale=float(info["k"]),
+                           # (absent: recorded before the option, with the side to move's)
+                           perspective=str(info.get("perspective", "side-to-move")))
     except (HeurtuneError, KeyError, ValueError) as exc:
         page.text(f"No calibration plot: {exc}", note=True)
         return
