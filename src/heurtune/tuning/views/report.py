@@ -151,7 +151,8 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     page.text(confirmation_line(study, study_name, len(complete)))
     verdict = Verdict.of(study.user_attrs)
     if verdict is not None:
-        page.figure(confirmation_figure(verdict))
+        # a positions study's tuning values are losses: not drawn on the score axis
+        page.figure(confirmation_figure(verdict, tuning=not isinstance(positions, Mapping)))
 
     what = (f"trial {tuned.provenance['trial']}" if "trial" in tuned.provenance
             else f"answer {tuned.provenance['answer']}")
@@ -268,9 +269,10 @@ def loss_figure(trials: Sequence[FrozenTrial], info: Mapping[str, Any]) -> go.Fi
         fig.add_hline(y=float(info["baseline_loss"]), line_dash="dot", line_color="#888")
     fig.update_layout(
         title=f"{info.get('loss', 'cross-entropy')} loss of sigmoid(eval / K) against the "
-              f"results, K = {float(info.get('k', 0.0)):.4g} (fitted at the baseline; dotted: "
-              f"the baseline's training loss); {info.get('positions')} positions of "
-              f"{info.get('games')} games, {info.get('held_out_games')} games held out",
+              f"results, K = {float(info.get('k', 0.0)):.4g} (fitted at the baseline)<br>"
+              f"{info.get('positions')} positions of {info.get('games')} games, "
+              f"{info.get('held_out_games')} games held out; dotted: the baseline's training "
+              "loss",
         xaxis_title="trial", yaxis_title="loss")
     return fig
 
@@ -356,9 +358,10 @@ def pairs_figure(trials: Sequence[FrozenTrial], pairs: int) -> go.Figure:
     return fig
 
 
-def confirmation_figure(verdict: Verdict) -> go.Figure:
-    """Each candidate's selection score with its interval, its tuning score, and
-    the winner's and the baseline's scores on the check's further openings."""
+def confirmation_figure(verdict: Verdict, tuning: bool = True) -> go.Figure:
+    """Each candidate's selection score with its interval, its tuning score (unless
+    ``tuning`` is false: a positions study's tuning values are losses), and the
+    winner's and the baseline's scores on the check's further openings."""
     candidates = verdict.candidates
     winner = verdict.winner.label
     names = [c.label + (" (baseline)" if c.baseline and "baseline" not in c.label else "")
@@ -373,11 +376,14 @@ def confirmation_figure(verdict: Verdict) -> go.Figure:
                 scores.append(check[key]["score"])
                 intervals.append(check[key]["score_ci"])
     title = (f"selection (optimistic for the winner): score on {verdict.pairs} fresh opening "
-             "pairs each (95% interval); x: the tuning score")
+             "pairs each (95% interval)" + ("; x: the tuning score" if tuning else ""))
     if check is not None:
         title += f"; check: {check['pairs']} further pairs, the figures export reports"
     fig = interval_figure(names, scores, intervals, title, "score", reference=0.5)
     fig.data[0].name = "fresh score"
+    if not tuning:
+        fig.update_layout(showlegend=True)
+        return fig
     fig.add_trace(go.Scatter(x=[c.tuning_score for c in candidates], y=names[:len(candidates)],
                              mode="markers",
                              name="tuning score", marker={"symbol": "x", "size": 10,

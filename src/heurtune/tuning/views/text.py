@@ -214,7 +214,9 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
                                if k in ("algorithm", "depth", "nodes", "time_ms") and v)),
         ("opponent", str(setup.get("opponent_spec", "?"))),
         ("openings", f"{openings} per trial, {setup.get('opening_plies', '?')} plies, "
-                     f"seed {setup.get('seed', '?')}"),
+                     f"seed {setup.get('seed', '?')}" if setup.get("objective") != "positions"
+         else f"the positions' games: {openings}, {setup.get('opening_plies', '?')} plies, "
+              f"seed {setup.get('seed', '?')} (confirmation plays none of them)"),
         *_positions_rows(study),
         ("budget", f"{tuning.get('trials', '?')} trials, sampler {tuning.get('sampler', '?')}, "
                    f"pruner {tuning.get('pruner', '?')}"),
