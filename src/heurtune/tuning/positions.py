@@ -39,14 +39,14 @@ from heurtune.engine.batch import PositionEvaluator
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match.positions import PositionSet, split_by_game
+from heurtune.tuning.studyfile import PERSPECTIVES, POSITION_LOSSES
 
-LOSSES = ("cross-entropy", "mse")
-# what predicts a position's result: the heuristic's value for the side to move less
-# its value for the other side (the default), or the side to move's alone. heurtune's
-# heuristics need not be antisymmetric (Halma's distance scores one side only): the
-# difference is what predicts there, and for an antisymmetric heuristic it is twice
-# the side to move's value, so only K changes (docs/results/positions.md)
-PERSPECTIVES = ("side-to-move", "difference")
+# what predicts a position's result (PERSPECTIVES): the heuristic's value for the side
+# to move less its value for the other side (the default), or the side to move's alone.
+# heurtune's heuristics need not be antisymmetric (Halma's distance scores one side
+# only): the difference is what predicts there, and for an antisymmetric heuristic it
+# is twice the side to move's value, so only K changes (docs/results/positions.md)
+LOSSES = POSITION_LOSSES
 DEFAULT_HELD_OUT = 0.2
 LINEAR_TOLERANCE = 1e-7  # relative error of the linear model at random points
 FD_STEP = 1e-4  # forward-difference step, in unit-box coordinates

@@ -28,6 +28,8 @@ from heurtune.tuning.studyfile._spec import (
     DISTINCT_OPENINGS,
     NAME_MAX,
     OBJECTIVES,
+    PERSPECTIVES,
+    POSITION_LOSSES,
     PRUNERS,
     SAMPLER_SEEDINGS,
     SEARCH_DEFAULTS,
@@ -283,18 +285,19 @@ def _positions(data: Mapping[str, Any], study: Mapping[str, Any], path: str | os
     table = _table(data, "positions", str(path))
     _check_keys(table, SECTION_KEYS["positions"], f"{path} [positions]")
     pw = f"{path} [positions]"
-    loss = _typed(table.get("loss", "cross-entropy"), str, f"{pw}: loss")
-    if loss not in ("cross-entropy", "mse"):
-        raise HeurtuneError(f"{pw}: loss must be cross-entropy or mse, got {loss!r}")
+    loss = _typed(table.get("loss", POSITION_LOSSES[0]), str, f"{pw}: loss")
+    if loss not in POSITION_LOSSES:
+        raise HeurtuneError(f"{pw}: loss must be one of {', '.join(POSITION_LOSSES)}, got "
+                            f"{loss!r}")
     held_out = _typed(table.get("held_out", 0.2), float, f"{pw}: held_out")
     if not 0.0 <= held_out <= 0.5:
         raise HeurtuneError(f"{pw}: held_out must be in [0, 0.5], got {held_out}")
     threads = _typed(table.get("threads", 0), int, f"{pw}: threads")
     if not 0 <= threads <= 256:
         raise HeurtuneError(f"{pw}: threads must be in [0, 256], got {threads}")
-    perspective = _typed(table.get("perspective", "difference"), str, f"{pw}: perspective")
-    if perspective not in ("side-to-move", "difference"):
-        raise HeurtuneError(f"{pw}: perspective must be side-to-move or difference, got "
+    perspective = _typed(table.get("perspective", PERSPECTIVES[0]), str, f"{pw}: perspective")
+    if perspective not in PERSPECTIVES:
+        raise HeurtuneError(f"{pw}: perspective must be one of {', '.join(PERSPECTIVES)}, got "
                             f"{perspective!r}")
     digest = hashlib.sha256(Path(file).read_bytes()).hexdigest()
     match = loaded.provenance.get("match")

@@ -114,6 +114,10 @@ DEFAULT_POSITION_TRIALS = 100  # a positions trial costs milliseconds
 # what a trial's value is: its score in a match against the opponent, or the loss
 # of its evaluation on a position set (heurtune.tuning.positions)
 OBJECTIVES = ("match", "positions")
+# a positions study's losses, and what predicts a position's result (the first is
+# the default; heurtune.tuning.positions)
+POSITION_LOSSES = ("cross-entropy", "mse")
+PERSPECTIVES = ("difference", "side-to-move")
 DEFAULT_JOBS = 1
 DEFAULT_SEED = 0
 
