@@ -203,7 +203,10 @@ class QuietSearch:
     """The quiet line of a position: from it, the principal variation of a
     ``depth``-ply search with ``engine``'s heuristic and weights, followed by
     searches one ply shallower at each step (each search's best move is the
-    next move of the line), stopping before a move that ends the game."""
+    next move of the line), stopping before a move that ends the game. The
+    searches are full-width alpha-beta to that depth with the table on and
+    nothing else of the engine's settings (no node or time limit, no candidate
+    moves), so a line depends on the position, weights and seed only."""
 
     def __init__(self, engine: EngineConfig, depth: int = DEFAULT_QUIET_DEPTH) -> None:
         from heurtune.engine.player import Engine
