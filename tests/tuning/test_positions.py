@@ -145,6 +145,9 @@ def test_a_positions_study_minimises_the_loss(positions, study_file, tmp_path: P
     # the setup names the games the positions came from: confirmation avoids their openings
     setup = study.user_attrs[schema.SETUP]
     assert (setup["pairs"], setup["seed"], setup["opening_plies"]) == (20, 99, 2)
+    # match --exclude-study on a positions study leaves out the positions' games' openings
+    spec = sf.match_spec()
+    assert (spec.pairs, spec.seed, spec.plies) == (20, 99, 2)
     if sampler == "lbfgs":  # every trial a point of L-BFGS-B, none repeated
         assert len({tuple(sorted(t.params.items())) for t in done}) == len(done)
         assert summary.best_value < done[0].values[0]

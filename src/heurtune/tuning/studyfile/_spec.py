@@ -284,10 +284,21 @@ class StudyFile:
         return self.match_specs(engine)[0]
 
     def match_specs(self, engine: EngineConfig | None = None) -> list[MatchSpec]:
-        """The trial's match against every opponent of the pool, on the same openings."""
-        return [MatchSpec(engine or self.base, m.engine, self.pairs, self.seed,
-                          self.opening_plies, by_symmetry=self.distinct_openings == "symmetry",
-                          every_class=self.every_class) for m in self.pool]
+        """The trial's match against every opponent of the pool, on the same openings.
+        A positions study plays no match: its openings are those of the games its
+        positions came from, where the file says (what ``match --exclude-study``
+        and confirmation leave out)."""
+        pairs, seed, plies = self.pairs, self.seed, self.opening_plies
+        by_symmetry = self.distinct_openings == "symmetry"
+        if self.positions is not None and {"pairs", "seed", "opening_plies"} <= set(
+                self.positions.match):
+            match = self.positions.match
+            pairs, seed = int(match["pairs"]), int(match["seed"])
+            plies = int(match["opening_plies"])
+            by_symmetry = match.get("distinct_openings", "symmetry") == "symmetry"
+        return [MatchSpec(engine or self.base, m.engine, pairs, seed, plies,
+                          by_symmetry=by_symmetry, every_class=self.every_class)
+                for m in self.pool]
 
     @property
     def weights(self) -> list[float]:
