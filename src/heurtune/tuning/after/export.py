@@ -31,6 +31,9 @@ from heurtune.tuning.study import StudySetup, Verdict, load_tuned_study, schema,
 EXPORTED = Path("studies") / "exported"  # default folder: studies/exported/STUDY.toml
 UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning openings, which is "
                "optimistic (the best of many noisy trials); run `heurtune confirm` first")
+UNCONFIRMED_POSITIONS = ("unconfirmed: the trial with the lowest loss on the positions, which has "
+                         "played no games; run `heurtune confirm` (or `heurtune match` with "
+                         "--exclude-study) first")
 UNCONFIRMED_ANSWER = ("unconfirmed: an answer computed from the study's trials, which has "
                       "played no games of its own; run `heurtune confirm` first")
 
@@ -137,7 +140,9 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
                               "[provenance.confirmation] holds its evidence")
         provenance["confirmation"] = _confirmation_block(confirmation, len(complete))
     else:
-        provenance["note"] = UNCONFIRMED if trial is not None else UNCONFIRMED_ANSWER
+        provenance["note"] = (UNCONFIRMED_ANSWER if trial is None
+                              else UNCONFIRMED_POSITIONS if "positions_loss" in provenance
+                              else UNCONFIRMED)
     slug = label.split(" (")[0].replace(" ", "-")
     return replace(
         base,
@@ -152,8 +157,10 @@ def unproven(provenance: Mapping[str, Any], study_name: str) -> tuple[str, str] 
     """Why an exported configuration is not shown better than its baseline, and
     what to do about it (None when its confirmation found it better)."""
     if not provenance.get("confirmed"):
-        return (f"study {study_name!r} is unconfirmed: its winner was picked on the games "
-                "that scored it", f"run `heurtune confirm {study_name}` (fresh openings) first")
+        picked = ("by its loss on the positions, without a game" if "positions_loss" in provenance
+                  else "on the games that scored it")
+        return (f"study {study_name!r} is unconfirmed: its winner was picked {picked}",
+                f"run `heurtune confirm {study_name}` (fresh openings) first")
     why = provenance["confirmation"].get("no_gain")
     if why is None:
         return None
