@@ -5,7 +5,9 @@ positions were taken, not state arrays. :class:`PositionEvaluator` replays each
 game once in numba, and at every sampled ply plays the position's quiet line,
 calls the heuristic's evaluator for the side to move, and takes the line back:
 no Python per position. The games are split into contiguous chunks, one per
-thread; the compiled code releases the GIL, so the chunks run in parallel.
+thread; the compiled code releases the GIL, so the chunks run in parallel. A
+plain-Python game's positions (:class:`~heurtune.games.PythonGame`) are replayed
+and evaluated the same way in Python, as its search evaluates them.
 
 Like the search, the replay loop is written once and specialised per game and
 heuristic (:func:`heurtune.games.specialise.specialise`).
@@ -73,21 +75,31 @@ class PositionEvaluator:
                  arrays: Mapping[str, np.ndarray], threads: int | None = None,
                  difference: bool = False) -> None:
         self.difference = difference
-        if isinstance(kernel, PythonKernel) or heuristic.kind != "numba":
+        self.heuristic = heuristic
+        self.kernel = kernel
+        self._rules = dict(rules)
+        names = ("moves", "game_start", "pos_game", "pos_ply", "extra", "extra_start")
+        self._arrays = [np.ascontiguousarray(arrays[k], dtype=np.int64) for k in names]
+        self.size = self._arrays[2].shape[0]
+        self._params_len = len(heuristic.to_array())
+        self._pool: ThreadPoolExecutor | None = None
+        # a plain-Python game's heuristic: replayed and evaluated in Python (its
+        # states are Python objects; so is every node of its search)
+        self._python = isinstance(kernel, PythonKernel) or heuristic.kind == "python"
+        if self._python:
+            if heuristic.kind != "python" or not isinstance(kernel, PythonKernel):
+                raise HeurtuneError(f"{heuristic.game}:{heuristic.name} cannot evaluate "
+                                    f"{kernel.name} positions")
+            return
+        if heuristic.kind != "numba":
             raise HeurtuneError(f"{heuristic.game}:{heuristic.name} is not a numba heuristic: "
                                 "positions are evaluated in numba")
-        self.heuristic = heuristic
         bindings = {"make_move": kernel.make_move, "unmake_move": kernel.unmake_move,
                     "side_to_move": kernel.side_to_move, "evaluate": heuristic.evaluate}
         self._fn = specialise([_evaluate_lines], bindings,
                               f"batch_{kernel.name}_{heuristic.name}")["_evaluate_lines"]
         self._init = np.ascontiguousarray(kernel.new_state(rules), dtype=np.int64)
-        names = ("moves", "game_start", "pos_game", "pos_ply", "extra", "extra_start")
-        self._arrays = [np.ascontiguousarray(arrays[k], dtype=np.int64) for k in names]
-        n = self._arrays[2].shape[0]
-        self.size = n
-        self._params_len = len(heuristic.to_array())
-        count = max(1, min(threads or os.cpu_count() or 1, n))
+        count = max(1, min(threads or os.cpu_count() or 1, self.size))
         self._chunks = _chunks(self._arrays[2], count)
         self._pool = ThreadPoolExecutor(len(self._chunks)) if len(self._chunks) > 1 else None
 
@@ -96,6 +108,8 @@ class PositionEvaluator:
         params = np.ascontiguousarray(params, dtype=np.float64)
         if params.shape != (self._params_len,):
             raise ValueError(f"params must have {self._params_len} entries")
+        if self._python:
+            return self._python_values(params)
         out = np.empty(self.size, dtype=np.float64)
 
         def run(chunk: tuple[int, int]) -> None:
@@ -106,6 +120,34 @@ class PositionEvaluator:
                 run(chunk)
         else:
             list(self._pool.map(run, self._chunks))
+        return out
+
+    def _python_values(self, params: np.ndarray) -> np.ndarray:
+        """The same replay in Python, for a plain-Python game's heuristic (which
+        takes the game's own state and the weights by name)."""
+        kernel, h = self.kernel, self.heuristic
+        values = h.space.from_array([float(x) for x in params])
+        moves, game_start, pos_game, pos_ply, extra, extra_start = self._arrays
+        out = np.empty(self.size, dtype=np.float64)
+        box: Any = None
+        game, played = -1, 0
+        for i in range(self.size):
+            g = int(pos_game[i])
+            if g != game:
+                box, game, played = kernel.new_state(self._rules), g, 0
+            while played < pos_ply[i]:
+                kernel.make_move(box, int(moves[game_start[g] + played]))
+                played += 1
+            line = [int(m) for m in extra[extra_start[i]:extra_start[i + 1]]]
+            for m in line:
+                kernel.make_move(box, m)
+            mover = int(kernel.side_to_move(box))
+            value = float(h.evaluate(box.state, mover, values))
+            if self.difference:
+                value -= float(h.evaluate(box.state, 1 - mover, values))
+            out[i] = value
+            for m in reversed(line):
+                kernel.unmake_move(box, m)
         return out
 
     def close(self) -> None:

@@ -50,9 +50,8 @@ from typing import Any
 import numpy as np
 
 from heurtune.engine import EngineConfig
-from heurtune.engine.search import Searcher
 from heurtune.errors import HeurtuneError
-from heurtune.games import ONGOING, PythonKernel, get_game
+from heurtune.games import ONGOING, get_game
 from heurtune.match.play import mix_seed
 from heurtune.tomlio import write_atomic
 
@@ -111,9 +110,9 @@ class PositionSet:
         np.savez_compressed(buffer, **arrays)
         write_atomic(path, buffer.getvalue())
 
-    def state(self, index: int) -> np.ndarray:
-        """The evaluated position ``index`` as a state (plain Python, for tests
-        and pictures; the fit replays in numba)."""
+    def state(self, index: int) -> Any:
+        """The evaluated position ``index`` as a state (a kernel's array, or a
+        plain-Python game's box; for tests and pictures: the fit replays in numba)."""
         kernel = get_game(self.game)
         state = kernel.new_state(self.rules)
         g = int(self.pos_game[index])
@@ -122,8 +121,7 @@ class PositionSet:
             kernel.make_move(state, int(m))
         for m in self.extra[self.extra_start[index]:self.extra_start[index + 1]]:
             kernel.make_move(state, int(m))
-        out: np.ndarray = state
-        return out
+        return state
 
 
 def load_positions(path: str | os.PathLike[str], game: str | None = None) -> PositionSet:
@@ -216,9 +214,6 @@ class QuietSearch:
                                 f"{engine.label} runs in another process")
         if depth < 1:
             raise HeurtuneError(f"--quiet-depth must be at least 1, got {depth}")
-        if isinstance(get_game(engine.game), PythonKernel):
-            raise HeurtuneError(f"{engine.game} is a plain-Python game: position sets need a "
-                                "numba kernel (not supported yet)")
         self.engine = Engine(engine)
         self.depth = depth
 
@@ -226,8 +221,8 @@ class QuietSearch:
         """The quiet line from ``state`` (left unchanged)."""
         engine = self.engine
         kernel = engine.kernel
-        searcher = engine.searcher
-        assert isinstance(searcher, Searcher)  # a numba kernel's (checked in __init__)
+        searcher: Any = engine.searcher  # a Searcher, or a plain-Python game's PySearcher
+        assert searcher is not None  # an engine in another process is refused in __init__
         out: list[int] = []
         for depth in range(self.depth, 0, -1):
             if kernel.outcome(state) != ONGOING:
@@ -261,9 +256,6 @@ def sample_positions(
     drawn with a seeded generator per game; 0: all), each through its quiet line
     with ``quiet``, labelled with the game's result for the side to move."""
     kernel = get_game(game)
-    if isinstance(kernel, PythonKernel):
-        raise HeurtuneError(f"{game} is a plain-Python game: position sets need a numba "
-                            "kernel (not supported yet)")
     if skip_plies < 0 or per_game < 0:
         raise HeurtuneError("--skip-plies and --per-game must not be negative")
     rules = kernel.resolve_rules(rules)
