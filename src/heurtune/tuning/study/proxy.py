@@ -78,7 +78,14 @@ class ProxyStorage(GrpcStorageProxy, BaseHeartbeat):
             super().__init__(host=host, port=port)
 
     def record_heartbeat(self, trial_id: int) -> None:
-        self.set_trial_system_attr(trial_id, HEARTBEAT_ATTR, True)
+        """Send one heartbeat. Optuna's heartbeat thread calls it; a proxy gone
+        away is not its to report (the worker's own next storage call says it
+        in one line), so a failure is dropped here rather than printed by the
+        thread as a traceback."""
+        try:
+            self.set_trial_system_attr(trial_id, HEARTBEAT_ATTR, True)
+        except Exception:  # noqa: BLE001 (grpc's errors, a closed channel: all the same here)
+            return
 
     def _get_stale_trial_ids(self, study_id: int) -> list[int]:
         return [int(i) for i in self.get_study_system_attrs(study_id).get(STALE_ATTR, [])]
