@@ -284,21 +284,27 @@ class StudyFile:
         return self.match_specs(engine)[0]
 
     def match_specs(self, engine: EngineConfig | None = None) -> list[MatchSpec]:
-        """The trial's match against every opponent of the pool, on the same openings.
-        A positions study plays no match: its openings are those of the games its
-        positions came from, where the file says (what ``match --exclude-study``
-        and confirmation leave out)."""
-        pairs, seed, plies = self.pairs, self.seed, self.opening_plies
-        by_symmetry = self.distinct_openings == "symmetry"
-        if self.positions is not None and {"pairs", "seed", "opening_plies"} <= set(
-                self.positions.match):
-            match = self.positions.match
-            pairs, seed = int(match["pairs"]), int(match["seed"])
-            plies = int(match["opening_plies"])
-            by_symmetry = match.get("distinct_openings", "symmetry") == "symmetry"
+        """The trial's match against every opponent of the pool, on the same openings
+        (a positions study's: those of its positions' games, :meth:`_openings`)."""
+        pairs, seed, plies, distinct = self._openings()
         return [MatchSpec(engine or self.base, m.engine, pairs, seed, plies,
-                          by_symmetry=by_symmetry, every_class=self.every_class)
+                          by_symmetry=distinct == "symmetry", every_class=self.every_class)
                 for m in self.pool]
+
+    def _openings(self) -> tuple[int, int, int, str]:
+        """Pairs, seed, opening plies and distinct openings of the study's match. A
+        positions study plays no match: its openings are those of the games its
+        positions came from, where the file says (what ``match --exclude-study``
+        and confirmation leave out, and what its setup records)."""
+        pairs, seed, plies, distinct = (self.pairs, self.seed, self.opening_plies,
+                                        self.distinct_openings)
+        if self.positions is not None:
+            match = self.positions.match
+            pairs = int(match.get("pairs", pairs))
+            seed = int(match.get("seed", seed))
+            plies = int(match.get("opening_plies", plies))
+            distinct = str(match.get("distinct_openings", distinct))
+        return pairs, seed, plies, distinct
 
     @property
     def weights(self) -> list[float]:
@@ -324,21 +330,7 @@ class StudyFile:
         """What a resumed study must agree on (stored in the study's user attributes).
         A positions study records the match its positions came from as its pairs,
         seed and openings, so that confirmation plays none of those openings."""
-        out = self._match_setup()
-        if self.positions is not None:
-            out["objective"] = "positions"
-            out["positions"] = self.positions.setup()
-            match = self.positions.match
-            for key in ("pairs", "seed", "opening_plies"):
-                if key in match:
-                    out[key] = match[key]
-            if match.get("distinct_openings") == "position":
-                out.pop("distinct_openings", None)
-            elif match.get("distinct_openings") == "symmetry":
-                out["distinct_openings"] = "symmetry"
-        return out
-
-    def _match_setup(self) -> dict[str, Any]:
+        pairs, seed, plies, distinct = self._openings()
         return {
             "engine": self.base.to_dict(),
             "opponent": self.opponent.to_dict(),
@@ -347,20 +339,21 @@ class StudyFile:
                          for m in self.pool]} if len(self.pool) > 1 else {}),
             **({"objectives": list(self.objectives)} if self.multi_objective else {}),
             **({"budget": self.budget} if self.budget != "nodes" else {}),
-            "pairs": self.pairs,
-            "seed": self.seed,
-            "opening_plies": self.opening_plies,
+            "pairs": pairs,
+            "seed": seed,
+            "opening_plies": plies,
             # what is searched, within which bounds (a resumed study must search the same)
             "space": [{k: v for k, v in row.items() if k != "help"}
                       for row in self.space.describe()],
             # absent from the studies recorded before the option existed
             **({"sampler_seeding": self.sampler_seeding}
                if self.sampler_seeding != "per-study" else {}),
-            **({"distinct_openings": self.distinct_openings}
-               if self.distinct_openings != "position" else {}),
+            **({"distinct_openings": distinct} if distinct != "position" else {}),
             **({"openings": "all"} if self.every_class else {}),
             # duel trials mean something else: a study is one or the other
             **({"sampler": self.sampler.kind} if self.sampler.duels else {}),
+            **({"objective": "positions", "positions": self.positions.setup()}
+               if self.positions is not None else {}),
         }
 
     @property
