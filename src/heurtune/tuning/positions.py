@@ -135,9 +135,10 @@ class PositionsFit:
         self.labels = positions.label
         self._names = self.heuristic.space.names
         self._linear: np.ndarray | None | bool = None  # features, or False: not linear
-        baseline = self.evaluate(self.base_values)
-        self.scale = scale if scale is not None else fit_scale(
-            baseline[self.train_mask], self.labels[self.train_mask], loss)
+        if scale is None:  # fitted at the baseline's weights on the training positions
+            baseline = self.evaluate(self.base_values)
+            scale = fit_scale(baseline[self.train_mask], self.labels[self.train_mask], loss)
+        self.scale = scale
         if not (math.isfinite(self.scale) and self.scale > 0):
             raise HeurtuneError(f"K must be a positive number, got {self.scale}")
 

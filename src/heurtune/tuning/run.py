@@ -305,19 +305,19 @@ def _positions_objective(sf: StudyFile, fit: PositionsFit, target: int
     return objective
 
 
-def positions_fit(sf: StudyFile, study: optuna.Study | None = None) -> PositionsFit:
+def positions_fit(sf: StudyFile, study: optuna.Study) -> PositionsFit:
     """The study's positions, split and ``K`` (fitted at the first trial's weights
     and stored with the study's baseline losses when ``study`` has none yet;
     read back when it has)."""
     assert sf.positions is not None
     spec = sf.positions
-    stored = study.user_attrs.get(schema.POSITIONS) if study is not None else None
+    stored = study.user_attrs.get(schema.POSITIONS)
     scale = float(stored["k"]) if isinstance(stored, dict) and "k" in stored else None
     base = sf.base.with_params({**sf.base.params, **sf.baseline_params})
     fit = PositionsFit(load_positions(spec.file, sf.base.game), base, sf.space,
                        loss=spec.loss, held_out=spec.held_out, seed=sf.seed, scale=scale,
                        threads=spec.threads or None, perspective=spec.perspective)
-    if study is not None and scale is None:
+    if scale is None:
         first = fit.losses(fit.base_values)
         held = int(fit.held_mask.sum())
         study.set_user_attr(schema.POSITIONS, {
@@ -430,9 +430,9 @@ def tune(
         raise HeurtuneError(f"{sf.path}: the study {what} heuristic {sf.base.heuristic!r}: "
                             "there is nothing to tune (`heurtune match` measures an engine "
                             "as it is)")
-    # validates the openings (a positions study: the position file) before storage is touched
+    # validates the openings before storage is touched (a positions study's file was
+    # checked when the study file was read)
     openings = sf.match_spec().openings() if sf.positions is None else []
-    fit = positions_fit(sf) if sf.positions is not None else None
     storage = open_storage(storage_url, create=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if sf.start_from.startswith(STUDY_PREFIX):
@@ -468,8 +468,9 @@ def tune(
         optuna.storages.fail_stale_trials(study)
     if not created and not _has_baseline(study):  # interrupted while it played: again
         _enqueue_baseline(study, sf)
-    if fit is not None:  # K: fitted once and stored, or the stored one
-        fit = positions_fit(sf, study)
+    # K: fitted once (at the first trial's weights, start_from's included) and stored,
+    # or the stored one
+    fit = positions_fit(sf, study) if sf.positions is not None else None
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
