@@ -64,6 +64,7 @@ from heurtune.tuning.study import (
     Verdict,
     best_match_trial,
     duel_seed,
+    flush_trial,
     is_baseline,
     load_study,
     open_storage,
@@ -219,6 +220,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         pruner = trial.study.pruner
         attrs = _claim(trial, sf, target)
         params = suggest(trial, sf.space)
+        flush_trial(trial)  # stored now: a dead worker's retry plays the same weights
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         duel = attrs.get(schema.DUEL)
         pairs: list[Any] = []  # PairResult, or PoolPair against a pool
@@ -297,7 +299,9 @@ def _positions_objective(sf: StudyFile, fit: PositionsFit, target: int
     held-out loss and sign agreement as user attributes)."""
     def objective(trial: optuna.Trial) -> float:
         _claim(trial, sf, target)
-        found = fit.losses(suggest(trial, sf.space))
+        params = suggest(trial, sf.space)
+        flush_trial(trial)
+        found = fit.losses(params)
         for key, value in found.to_attrs().items():
             trial.set_user_attr(key, value)
         return found.train
@@ -433,7 +437,7 @@ def tune(
     # validates the openings before storage is touched (a positions study's file was
     # checked when the study file was read)
     openings = sf.match_spec().openings() if sf.positions is None else []
-    storage = open_storage(storage_url, create=True)
+    storage = open_storage(storage_url, create=True, batched=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if sf.start_from.startswith(STUDY_PREFIX):
         sf = _start_from_study(sf, storage)

@@ -97,8 +97,10 @@ def param_sets(trials: list[optuna.trial.FrozenTrial]) -> list[tuple]:
 
 
 def wait_for_running(url: str, number: int, proc: subprocess.Popen, seconds: float = 120,
-                     pairs_played: int = 0) -> None:
-    """Until trial ``number`` runs (and has reported ``pairs_played`` pairs).
+                     drawn: bool = False) -> None:
+    """Until trial ``number`` runs (and, with ``drawn``, has stored its parameters:
+    a worker stores them once drawn, right before its match starts, and its
+    reports only every HEURTUNE_FLUSH seconds).
 
     One storage for the whole wait, and only the running trials read: a poll that
     opened the storage anew each time took long enough, on a loaded CI machine,
@@ -113,8 +115,7 @@ def wait_for_running(url: str, number: int, proc: subprocess.Popen, seconds: flo
             study_id = storage.get_study_id_from_name("w")
             running = storage.get_all_trials(study_id, deepcopy=False,
                                              states=(TrialState.RUNNING,))
-            if any(t.number == number and len(t.intermediate_values) >= pairs_played
-                   for t in running):
+            if any(t.number == number and (t.params or not drawn) for t in running):
                 return
         except Exception:  # the study or its tables are not there yet, or locked
             pass
@@ -168,7 +169,7 @@ def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_p
     code, _, err = finish(worker(sf, url, "--trials", "1", env=env))
     assert code == 0, err
     victim = worker(sf, url, "--trials", "2", env=env)
-    wait_for_running(url, 1, victim, pairs_played=1)  # into its match (a fixed sleep was
+    wait_for_running(url, 1, victim, drawn=True)  # into its match (a fixed sleep was
     os.killpg(victim.pid, signal.SIGKILL)             # too long on a fast machine)  # the worker and its match processes
     victim.communicate(timeout=30)
     time.sleep(4)  # past the grace period
@@ -180,10 +181,10 @@ def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_p
     assert trials[1].state == TrialState.FAIL
     retries = [t for t in trials if t.system_attrs.get("failed_trial") == 1]  # a trial number
     assert len(retries) == 1 and retries[0].state == TrialState.COMPLETE
-    # the retry keeps what the dead trial had drawn (all of it, unless the worker died
-    # while the trial was still drawing its parameters)
-    assert trials[1].params.items() <= retries[0].params.items()
-    assert set(retries[0].params) == set(trials[0].params)
+    # the retry plays what the dead trial had drawn: a worker stores a trial's
+    # parameters together, once drawn, before its match starts
+    assert set(trials[1].params) == set(trials[0].params)
+    assert retries[0].params == trials[1].params
 
 
 def subprocess_cli(*argv: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

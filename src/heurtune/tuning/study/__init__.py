@@ -1,6 +1,7 @@
 """What a study stores and how it is read: the schema, the storage, the trials."""
 
 from heurtune.tuning.study import schema
+from heurtune.tuning.study.batching import flush_trial
 from heurtune.tuning.study.proxy import (
     DEFAULT_PROXY_HOST,
     DEFAULT_PROXY_PORT,
@@ -49,6 +50,7 @@ __all__ = [
     "best_match_trial",
     "duel_of",
     "duel_seed",
+    "flush_trial",
     "is_baseline",
     "load_study",
     "load_tuned_study",

@@ -20,6 +20,13 @@ calls the protocol has, understood by heurtune's proxy only:
   the database, never stored), which the worker fails and retries as on a
   database (``optuna.storages.fail_stale_trials``).
 
+A ``tune`` worker's batch of trial writes (heurtune.tuning.study.batching) is
+likewise one trial system attribute, ``heurtune:batch``, which the proxy stores
+as the parameters, intermediate values and user attributes it holds, in one
+transaction. A worker asks at its start whether the proxy is heurtune's (the id
+of the study ``heurtune:storage-proxy``); behind Optuna's own server it sends
+the writes one by one.
+
 Both clocks involved (a trial's start, its last heartbeat) are the proxy's.
 Behind Optuna's own proxy server heurtune's workers still run, without the
 detection of dead workers.
@@ -44,6 +51,12 @@ from optuna.trial import FrozenTrial
 
 from heurtune.errors import HeurtuneError
 from heurtune.tuning._experimental import experimental_ok
+from heurtune.tuning.study.batching import (
+    BATCH_ATTR,
+    DeferredTrialWrites,
+    TrialWrites,
+    write_through_cache,
+)
 
 GRPC_PREFIX = "grpc://"
 DEFAULT_PROXY_HOST = "127.0.0.1"  # loopback: the proxy has no authentication
@@ -52,6 +65,10 @@ PROXY_TIMEOUT = 5.0  # seconds a worker waits for the proxy to answer at its sta
 
 HEARTBEAT_ATTR = "heurtune:heartbeat"
 STALE_ATTR = "heurtune:stale_trial_ids"
+# a worker asks for this study's id: heurtune's proxy answers BATCH_PROTOCOL, Optuna's
+# own says there is none
+PROBE_NAME = "heurtune:storage-proxy"
+BATCH_PROTOCOL = 1
 
 
 def proxy_address(url: str) -> tuple[str, int]:
@@ -68,14 +85,38 @@ def proxy_address(url: str) -> tuple[str, int]:
     return parts.hostname, DEFAULT_PROXY_PORT if port is None else port
 
 
-class ProxyStorage(GrpcStorageProxy, BaseHeartbeat):
+class ProxyStorage(DeferredTrialWrites, GrpcStorageProxy, BaseHeartbeat):
     """A worker's storage behind ``heurtune storage-proxy``: Optuna's gRPC client,
-    with heartbeats and stale trials carried as the module docstring says."""
+    with heartbeats and stale trials carried as the module docstring says, and
+    a ``tune`` worker's trial writes sent together (``flush_seconds``,
+    heurtune.tuning.study.batching), one call each time where the proxy is
+    heurtune's (:attr:`batches`)."""
 
-    def __init__(self, *, host: str, port: int, heartbeat_interval: int) -> None:
+    def __init__(self, *, host: str, port: int, heartbeat_interval: int,
+                 flush_seconds: float = 0.0) -> None:
         self._heartbeat_interval = heartbeat_interval
+        self.batches = False  # whether the proxy takes a batch in one call (connect_proxy asks)
+        self.init_deferred(flush_seconds)
         with experimental_ok():
-            super().__init__(host=host, port=port)
+            GrpcStorageProxy.__init__(self, host=host, port=port)
+
+    def write_batch(self, trial_id: int, writes: TrialWrites) -> None:
+        if self.batches:
+            GrpcStorageProxy.set_trial_system_attr(self, trial_id, BATCH_ATTR, writes.to_dict())
+            return
+        for name, (value, dist) in writes.params.items():  # Optuna's own proxy server
+            GrpcStorageProxy.set_trial_param(self, trial_id, name, value, dist)
+        for step, inter in writes.intermediate.items():
+            GrpcStorageProxy.set_trial_intermediate_value(self, trial_id, step, inter)
+        for key, attr in writes.user_attrs.items():
+            GrpcStorageProxy.set_trial_user_attr(self, trial_id, key, attr)
+
+    def ask_batches(self) -> None:
+        """Whether the proxy is heurtune's and takes batches (one round trip)."""
+        try:
+            self.batches = self.get_study_id_from_name(PROBE_NAME) >= BATCH_PROTOCOL
+        except KeyError:  # Optuna's own proxy server: no such study
+            self.batches = False
 
     def record_heartbeat(self, trial_id: int) -> None:
         """Send one heartbeat. Optuna's heartbeat thread calls it; a proxy gone
@@ -99,13 +140,15 @@ class ProxyStorage(GrpcStorageProxy, BaseHeartbeat):
             return RetryHeartbeatStaleTrialCallback(max_retry=2)
 
 
-def connect_proxy(url: str, heartbeat_interval: int) -> ProxyStorage:
+def connect_proxy(url: str, heartbeat_interval: int, flush_seconds: float = 0.0) -> ProxyStorage:
     """The storage behind the proxy at ``url``, once the proxy answers (an error
     line after :data:`PROXY_TIMEOUT` seconds when none does)."""
     host, port = proxy_address(url)
     try:
-        storage = ProxyStorage(host=host, port=port, heartbeat_interval=heartbeat_interval)
+        storage = ProxyStorage(host=host, port=port, heartbeat_interval=heartbeat_interval,
+                               flush_seconds=flush_seconds)
         storage.wait_server_ready(timeout=PROXY_TIMEOUT)
+        storage.ask_batches()
     except ImportError as exc:
         raise HeurtuneError(f"storage {url!r}: gRPC is missing ({exc}; pip install grpcio "
                             "protobuf)") from None
@@ -121,13 +164,22 @@ def connect_proxy(url: str, heartbeat_interval: int) -> ProxyStorage:
 class _ServedStorage(_CachedStorage):
     """The proxy's side: Optuna's cached RDB storage (what Optuna's proxy
     documentation asks for), which also records the workers' heartbeats and
-    tells them the study's stale trials."""
+    tells them the study's stale trials, and stores a worker's batch of trial
+    writes in one transaction."""
 
     def set_trial_system_attr(self, trial_id: int, key: str, value: Any) -> None:
         if key == HEARTBEAT_ATTR:
             self._backend.record_heartbeat(trial_id)
             return
+        if key == BATCH_ATTR:
+            write_through_cache(self, trial_id, TrialWrites.from_dict(value))
+            return
         super().set_trial_system_attr(trial_id, key, value)
+
+    def get_study_id_from_name(self, study_name: str) -> int:
+        if study_name == PROBE_NAME:  # a worker asks whether batches are understood
+            return BATCH_PROTOCOL
+        return super().get_study_id_from_name(study_name)
 
     def get_study_system_attrs(self, study_id: int) -> dict[str, Any]:
         attrs = super().get_study_system_attrs(study_id)

@@ -12,11 +12,22 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.storages import BaseStorage, RDBStorage, RetryHeartbeatStaleTrialCallback
+from optuna.storages import (
+    BaseStorage,
+    RDBStorage,
+    RetryHeartbeatStaleTrialCallback,
+    _CachedStorage,
+)
 from optuna.trial import TrialState
 
 from heurtune.errors import HeurtuneError
 from heurtune.tuning._experimental import experimental_ok
+from heurtune.tuning.study.batching import (
+    DeferredTrialWrites,
+    TrialWrites,
+    flush_seconds_from_env,
+    write_through_cache,
+)
 from heurtune.tuning.study.proxy import (
     DEFAULT_PROXY_HOST,
     DEFAULT_PROXY_PORT,
@@ -111,7 +122,20 @@ class _SQLiteStorage(_Storage):
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def open_storage(url: str, *, create: bool = True) -> BaseStorage:
+class _BatchedStorage(DeferredTrialWrites, _CachedStorage):
+    """A ``tune`` worker's RDB storage: Optuna's cached storage (what Optuna puts
+    in front of an RDB storage anyway), whose running trials' writes go out
+    together, one transaction each time (heurtune.tuning.study.batching)."""
+
+    def __init__(self, backend: RDBStorage, flush_seconds: float) -> None:
+        _CachedStorage.__init__(self, backend)
+        self.init_deferred(flush_seconds)
+
+    def write_batch(self, trial_id: int, writes: TrialWrites) -> None:
+        write_through_cache(self, trial_id, writes)
+
+
+def open_storage(url: str, *, create: bool = True, batched: bool = False) -> BaseStorage:
     """An RDB storage with heartbeats (a crashed worker's trial is retried).
 
     Workers send a heartbeat every ``HEURTUNE_HEARTBEAT`` seconds (default 30);
@@ -124,7 +148,9 @@ def open_storage(url: str, *, create: bool = True) -> BaseStorage:
     process (nothing is kept when it ends), for experiments and tests.
     ``grpc://HOST:PORT`` is the database behind ``heurtune storage-proxy`` there
     (heurtune.tuning.study.proxy), with the same heartbeats; the proxy creates
-    the tables.
+    the tables. ``batched`` (a ``tune`` worker): a running trial's writes go out
+    together, at most every ``HEURTUNE_FLUSH`` seconds and before its state
+    changes (heurtune.tuning.study.batching).
     """
     if url.startswith("sqlite:") and url.removeprefix("sqlite:").strip("/") in ("", ":memory:"):
         raise HeurtuneError(f"storage {url!r} is a database in memory that vanishes when the "
@@ -141,8 +167,9 @@ def open_storage(url: str, *, create: bool = True) -> BaseStorage:
     if grace < 2 * heartbeat:  # else healthy trials between two heartbeats look dead
         raise HeurtuneError(f"HEURTUNE_GRACE ({grace} s) must be at least twice "
                             f"HEURTUNE_HEARTBEAT ({heartbeat} s)")
+    flush = flush_seconds_from_env() if batched else 0.0
     if url.startswith(GRPC_PREFIX):
-        return connect_proxy(url, heartbeat)
+        return connect_proxy(url, heartbeat, flush)
     sqlite = sqlite_path(url)
     if sqlite is not None:
         if create:
@@ -164,7 +191,7 @@ def open_storage(url: str, *, create: bool = True) -> BaseStorage:
     for attempt in range(30):
         try:
             with experimental_ok():
-                return kind(
+                storage = kind(
                     url,
                     **extra,
                     engine_kwargs=engine_kwargs,
@@ -173,6 +200,7 @@ def open_storage(url: str, *, create: bool = True) -> BaseStorage:
                     heartbeat_stale_trial_callback=RetryHeartbeatStaleTrialCallback(max_retry=2),
                     skip_table_creation=not create,
                 )
+            return _BatchedStorage(storage, flush) if batched else storage
         except ImportError as exc:
             raise HeurtuneError(f"storage {url!r}: the database driver is missing ({exc})"
                                 ) from None
