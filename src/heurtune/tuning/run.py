@@ -485,8 +485,9 @@ def tune(
         if on_trial is not None:
             callbacks.append(
                 lambda _s, t: None if t.user_attrs.get(schema.SURPLUS) else on_trial(t))
-        if observer is not None:  # the study note follows every finished trial
-            callbacks.append(lambda s, _t: observer.refresh(s))
+        note = _StudyNote(observer)
+        if observer is not None:
+            callbacks.append(lambda s, _t: note.trial_finished(s))
         own_runner = runner is None and sf.positions is None  # a positions study plays nothing
         with (MatchRunner(workers) if own_runner else contextlib.nullcontext(runner)) as play, \
                 _InterruptsInObjective() as guard:
@@ -507,6 +508,7 @@ def tune(
                 if mine and mine[-1].user_attrs.get(schema.SURPLUS):
                     break
                 ran += bool(mine) and mine[-1].state in FINISHED
+        note.run_ended(study)
     if sf.sampler.kind == "lbfgs":  # its trials are counted here (no loop above)
         ran = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED)) - before
     best = best_match_trial(study)
@@ -534,6 +536,35 @@ def tune(
         confirm=confirm,
         confirmed_already=confirmed_already,
     )
+
+
+NOTE_SECONDS = 30.0
+
+
+class _StudyNote:
+    """The observer's study note, rewritten after a finished trial at most every
+    :data:`NOTE_SECONDS` by each worker (a rewrite reads the study and writes the
+    note in a dozen storage round trips, which many workers would otherwise pay
+    for every trial) and once more when the worker's run ends."""
+
+    def __init__(self, observer: TuneObserver | None) -> None:
+        self.observer = observer
+        self.last = -float("inf")
+        self.behind = False  # a trial finished since the last rewrite
+
+    def trial_finished(self, study: optuna.Study) -> None:
+        self.behind = True
+        if time.monotonic() - self.last >= NOTE_SECONDS:
+            self._write(study)
+
+    def run_ended(self, study: optuna.Study) -> None:
+        if self.behind:
+            self._write(study)
+
+    def _write(self, study: optuna.Study) -> None:
+        if self.observer is not None:
+            self.observer.refresh(study)
+        self.last, self.behind = time.monotonic(), False
 
 
 def _start_from_study(sf: StudyFile, storage: Any) -> StudyFile:
