@@ -35,6 +35,7 @@ detection of dead workers.
 from __future__ import annotations
 
 import socket
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -69,6 +70,7 @@ STALE_ATTR = "heurtune:stale_trial_ids"
 # own says there is none
 PROBE_NAME = "heurtune:storage-proxy"
 BATCH_PROTOCOL = 1
+STALE_SECONDS = 1.0  # how long the proxy reuses a study's stale trials once looked up
 
 
 def proxy_address(url: str) -> tuple[str, int]:
@@ -167,6 +169,10 @@ class _ServedStorage(_CachedStorage):
     tells them the study's stale trials, and stores a worker's batch of trial
     writes in one transaction."""
 
+    def __init__(self, backend: RDBStorage) -> None:
+        super().__init__(backend)
+        self._stale: dict[int, tuple[float, list[int]]] = {}  # study id -> (when, ids)
+
     def set_trial_system_attr(self, trial_id: int, key: str, value: Any) -> None:
         if key == HEARTBEAT_ATTR:
             self._backend.record_heartbeat(trial_id)
@@ -184,8 +190,19 @@ class _ServedStorage(_CachedStorage):
     def get_study_system_attrs(self, study_id: int) -> dict[str, Any]:
         attrs = super().get_study_system_attrs(study_id)
         if is_heartbeat_enabled(self._backend):
-            attrs = {**attrs, STALE_ATTR: self._backend._get_stale_trial_ids(study_id)}
+            attrs = {**attrs, STALE_ATTR: self._stale_trial_ids(study_id)}
         return attrs
+
+    def _stale_trial_ids(self, study_id: int) -> list[int]:
+        """The study's stale trials, looked up at most every :data:`STALE_SECONDS`
+        (every worker's note reads the study's system attributes; staleness is
+        counted in the grace period's tens of seconds)."""
+        now = time.monotonic()
+        known = self._stale.get(study_id)
+        if known is None or now - known[0] >= STALE_SECONDS:
+            known = (now, list(self._backend._get_stale_trial_ids(study_id)))
+            self._stale[study_id] = known
+        return known[1]
 
 
 def check_port(host: str, port: int) -> None:
