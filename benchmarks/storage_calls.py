@@ -95,10 +95,12 @@ class Counter:
         self.by_method[getattr(self._where, "name", None) or "(other)"] += 1
 
 
-def run(trials: int, pairs: int, flush: str | None, counter: Counter) -> dict[str, float]:
-    """One study of ``trials`` trials; transactions per trial by storage method."""
+def run(trials: int, pairs: int, flush: str | None, counter: Counter,
+        notes: bool = False) -> dict[str, float]:
+    """One study of ``trials`` trials; transactions per trial by storage method
+    (``notes``: with the dashboard notes that ``heurtune tune`` writes)."""
     from heurtune.match.oracle import OracleRunner, oracle_game
-    from heurtune.tuning import tune
+    from heurtune.tuning import Dashboard, tune
     from heurtune.tuning.studyfile import load_study_file
 
     if flush is None:
@@ -111,7 +113,7 @@ def run(trials: int, pairs: int, flush: str | None, counter: Counter) -> dict[st
         counter.by_method.clear()
         with oracle_game():
             tune(load_study_file(path), storage_url=f"sqlite:///{folder}/calls.db",
-                 runner=OracleRunner(seed=0))
+                 runner=OracleRunner(seed=0), observer=Dashboard(None) if notes else None)
     found = {name: round(n / trials, 2) for name, n in counter.by_method.most_common()}
     found["total"] = round(sum(counter.by_method.values()) / trials, 2)
     return found
@@ -121,6 +123,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trials", type=int, default=40)
     ap.add_argument("--pairs", type=int, default=8)
+    ap.add_argument("--notes", action="store_true",
+                    help="with the dashboard notes `heurtune tune` writes (no artifacts)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     import optuna
@@ -129,8 +133,8 @@ def main() -> int:
     counter = Counter()
     counter.install()
     result = {"trials": args.trials, "pairs": args.pairs,
-              "one_by_one": run(args.trials, args.pairs, "0", counter),
-              "batched": run(args.trials, args.pairs, None, counter)}
+              "one_by_one": run(args.trials, args.pairs, "0", counter, args.notes),
+              "batched": run(args.trials, args.pairs, None, counter, args.notes)}
     if args.json:
         print(json.dumps(result))
         return 0
