@@ -29,20 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-STUDY = """
-[study]
-name = "calls"
-game = "oracle"
-opponent = "oracle:fishtest"
-trials = {trials}
-pairs = {pairs}
-seed = 11
-jobs = 1
-sampler = "tpe"
-
-[engine]
-heuristic = "fishtest"
-"""
+from workers_load import ORACLE_STUDY as STUDY  # noqa: E402 (the same oracle study)
 
 
 class Counter:
