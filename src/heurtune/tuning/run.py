@@ -544,7 +544,7 @@ NOTE_SECONDS = 30.0
 class _StudyNote:
     """The observer's study note, rewritten after a finished trial at most every
     :data:`NOTE_SECONDS` by each worker (a rewrite reads the study and writes the
-    note in a dozen storage round trips, which many workers would otherwise pay
+    note in about 20 storage round trips, which many workers would otherwise pay
     for every trial) and once more when the worker's run ends."""
 
     def __init__(self, observer: TuneObserver | None) -> None:

@@ -1,5 +1,5 @@
 """The study note during ``tune``: rewritten after a finished trial at most every
-``NOTE_SECONDS`` by each worker (a rewrite is a dozen storage round trips) and
+``NOTE_SECONDS`` by each worker (a rewrite is about 20 storage round trips) and
 once more when the run ends, so the note left behind counts every trial."""
 
 from __future__ import annotations
