@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from heurtune.cli._common import (
@@ -255,8 +257,24 @@ class DashboardCommand(Command):
         shown = f" and the artifacts in {folder}" if folder is not None else ""
         print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}{shown}, "
               f"{mode} (Ctrl-C stops)", flush=True)
+        # Ctrl-C and SIGTERM stop the server between requests: raised inside one,
+        # wsgiref's handler would print them as a traceback and serve on
+        stopped: list[KeyboardInterrupt] = []
+
+        def stop(signum: int, _frame: object) -> None:
+            from heurtune.cli import Terminated
+
+            stopped.append(Terminated() if signum == signal.SIGTERM else KeyboardInterrupt())
+            threading.Thread(target=server.shutdown, daemon=True).start()
+
+        saved = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)
+                 if callable(signal.getsignal(sig))}  # a signal ignored stays ignored
         try:
             server.serve_forever()
         finally:
+            for sig, handler in saved.items():
+                signal.signal(sig, handler)
             server.server_close()
+        if stopped:
+            raise stopped[0]
         return 0

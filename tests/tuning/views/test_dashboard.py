@@ -225,3 +225,50 @@ def test_dashboard_command_says_its_mode_and_answers_its_own_address(
     app = served[0]
     assert _call(app, "GET", "/api/studies", host="127.0.0.1:8123")[0] == 200
     assert _call(app, "GET", "/api/studies", host="localhost:8080")[0] == 403
+
+
+@pytest.mark.parametrize("sig,code,word", [("SIGTERM", 143, "terminated"),
+                                           ("SIGINT", 130, "interrupted")])
+def test_a_signal_in_the_middle_of_a_request_stops_the_dashboard(
+        tmp_path, monkeypatch, capsys, sig: str, code: int, word: str) -> None:
+    """Ctrl-C or SIGTERM landing while a request is answered stops the server
+    (exit 130 / 143, one line). wsgiref's handler catches everything a request
+    raises, so a signal raised inside one used to print a traceback and serve on
+    (seen in CI: a dashboard that ignored SIGTERM)."""
+    import os
+    import signal
+    import wsgiref.simple_server
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    optuna.create_study(study_name="kept", storage=url)
+
+    class _Server:
+        """serve_forever answers one request, during which the signal arrives, and
+        swallows what it raises there, as wsgiref's handler does; then it serves
+        until shut down (at most 10 s)."""
+
+        def __init__(self) -> None:
+            self.down = False
+
+        def serve_forever(self) -> None:
+            try:  # the request
+                os.kill(os.getpid(), getattr(signal, sig))
+                time.sleep(0.2)  # the handler runs here
+            except BaseException:  # noqa: BLE001 (wsgiref's bare except)
+                pass
+            deadline = time.monotonic() + 10
+            while not self.down and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+        def shutdown(self) -> None:
+            self.down = True
+
+        def server_close(self) -> None:
+            pass
+
+    monkeypatch.setattr(wsgiref.simple_server, "make_server", lambda *_a, **_k: _Server())
+    started = time.monotonic()
+    assert main(["dashboard", "--storage", url, "--port", "8124"]) == code
+    assert time.monotonic() - started < 8  # stopped, not served on until the deadline
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and word in err and "Traceback" not in err, err
