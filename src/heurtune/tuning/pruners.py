@@ -51,7 +51,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.match.stats import difference_variance
 from heurtune.tuning._experimental import experimental_ok
-from heurtune.tuning.study import match_trials, ranked, schema
+from heurtune.tuning.study import best_match_trial, match_trials, schema
 from heurtune.tuning.studyfile import PrunerSpec
 
 DEFAULT_CHECKPOINTS = (0.25, 0.5, 0.75)
@@ -213,14 +213,16 @@ class CheckpointPruner(BasePruner):
         if len(scores) not in checkpoint_steps(self.pairs, self.fractions):
             return False
         # one read of the study: the best and how many it is the luckiest of
-        complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-        if not complete:  # no completed trial yet
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        best = best_match_trial(study, complete)
+        if best is None:  # no completed trial yet
             return False
-        best = ranked(study, complete)[0]
         best_scores = best.user_attrs.get(schema.PAIR_SCORES)
         if not best_scores or best.number == trial.number:
             return False
-        completed = len(complete) if self.selection else 1  # the best is the luckiest of these
+        completed = 1
+        if self.selection:  # the best is the luckiest of these
+            completed = len(match_trials(complete))
         return should_prune(scores, dict(enumerate(best_scores)), self.pairs, alpha=self.alpha,
                             margin=self.margin, fractions=self.fractions, completed=completed)
 

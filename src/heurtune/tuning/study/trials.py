@@ -41,14 +41,18 @@ def ranked(study: optuna.Study, trials: Sequence[FrozenTrial]) -> list[FrozenTri
     return sorted(trials, key=lambda t: (sign * trial_score(t), t.number))
 
 
-def best_match_trial(study: optuna.Study) -> FrozenTrial | None:
+def best_match_trial(study: optuna.Study,
+                     complete: Sequence[FrozenTrial] | None = None) -> FrozenTrial | None:
     """The completed trial with the best score against the opponent (duel trials
     score against other weights, which is not comparable), or with the lowest
-    loss in a positions study."""
-    complete = match_trials(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
-    if not complete:
+    loss in a positions study; ``complete``: the study's completed trials, when
+    the caller has read them already."""
+    if complete is None:
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    matches = match_trials(complete)
+    if not matches:
         return None
-    return ranked(study, complete)[0]
+    return ranked(study, matches)[0]
 
 
 def is_baseline(trial: FrozenTrial) -> bool:
