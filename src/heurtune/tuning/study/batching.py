@@ -81,9 +81,6 @@ class TrialWrites:
     def __bool__(self) -> bool:
         return bool(self.params or self.intermediate or self.user_attrs)
 
-    def __len__(self) -> int:
-        return len(self.params) + len(self.intermediate) + len(self.user_attrs)
-
     def applied(self, trial: FrozenTrial) -> FrozenTrial:
         """A copy of ``trial`` as it is once these writes are stored."""
         if not self:
