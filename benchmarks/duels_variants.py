@@ -35,6 +35,10 @@ Variants (each changes one thing):
 ``edge-slope``
     the current answer, then every coordinate moved to a box edge where the
     model's mean gain still rises toward it there.
+``baseline-curvature``
+    the curvature duels around the baseline instead of the model's maximum:
+    points chosen without the model, so what they say of the curvature cannot
+    follow its errors.
 ``flat-prior``
     the prior's curvature guess halved (``elo_per_range = 1``, the sampler
     option: 1 Elo half a range out where the oracle's cases have 2).
@@ -104,6 +108,17 @@ def shifted_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_onl
     return duels.duel_points(c, radius, sign, edge_only, plus_side, low, high)
 
 
+def baseline_curvature_points(centre: np.ndarray, radius: float, sign: np.ndarray,
+                              edge_only: np.ndarray, plus_side: np.ndarray, low: np.ndarray,
+                              high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``duel_points``, but the curvature coordinates duelled around the baseline
+    (0): points that do not depend on the model."""
+    a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
+    a0, b0 = duels.duel_points(np.zeros_like(centre), radius, sign, edge_only, plus_side,
+                               low, high)
+    return np.where(edge_only, a0, a), np.where(edge_only, b0, b)
+
+
 def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                    centre: np.ndarray) -> np.ndarray:
     return model.recommend(low, high, Z, centre)[0]
@@ -155,13 +170,15 @@ class Variant:
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "gated": Variant(answer=gated_answer), "edge-slope": Variant(answer=edge_slope_answer),
-            "flat-prior": Variant(elo_per_range=1.0)}
+            "flat-prior": Variant(elo_per_range=1.0),
+            "baseline-curvature": Variant(points=baseline_curvature_points)}
 
 
 # -- one run -------------------------------------------------------------------
 def run(case: OracleCase, variant: Variant, seed: int, budget: int
-        ) -> tuple[list[float], list[float]]:
-    """The loss of the answer and of the model's maximum at every checkpoint."""
+        ) -> tuple[list[float], list[float], float]:
+    """The loss of the answer and of the model's maximum at every checkpoint, and
+    the model's final estimate of the best point's gain over the baseline."""
     low_x, high_x = np.asarray(case.low), np.asarray(case.high)
 
     def elo(d: np.ndarray) -> float:  # d: unit coordinates relative to the baseline
@@ -197,7 +214,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
             answer_loss.append(-elo(variant.answer(model, low, high, centre)))
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
-            return answer_loss, centre_loss
+            best = 2.0 * (np.asarray(case.best) - low_x) / (high_x - low_x) - 1.0 - u0
+            return answer_loss, centre_loss, model.gain(best)[0]
         if number % HOLDOUT_EVERY == 0:  # the answer against the baseline, never fitted
             update(True)
             if variant.answer(model, low, high, centre).any():
@@ -226,6 +244,8 @@ def summarise(case: OracleCase, variant: str, seeds: int, budget: int) -> dict[s
             "games_to_half_elo": games_to(marks, median, 0.5),
             "centre_games_to_1_elo": games_to(marks, centres, 1.0),
             "centre_games_to_half_elo": games_to(marks, centres, 0.5),
+            # the truth there is start_elo: how well the model knows what the best point gains
+            "model_gain_at_best": round(float(np.mean([r[2] for r in runs])), 3),
             "worse_than_baseline": round(float(
                 (answers > case.start_elo + 1e-6).mean(axis=0).max()), 3),
             "checkpoints": marks, "median": [round(float(x), 3) for x in median]}

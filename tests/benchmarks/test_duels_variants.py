@@ -35,6 +35,7 @@ def test_the_stand_in_reaches_the_skewed_optimum_and_reports_each_variant(tmp_pa
         assert r["checkpoints"] == [1000, 1414, 2000, 2828, 4000]
         # the skewed case starts 2 Elo below its optimum; duels gets within 1 Elo at once
         assert r["median"][-1] < 1.0 and r["games_to_1_elo"] is not None
+        assert np.isfinite(r["model_gain_at_best"])
 
 
 def test_unknown_case_or_variant_is_one_line_and_exit_2(tmp_path) -> None:
@@ -72,3 +73,16 @@ def test_gated_answer_is_the_baseline_without_data_and_the_maximum_once_confiden
     top = model.argmax_mean(low, high, np.zeros(1))
     assert abs(top[0] - 0.5) < 0.05
     assert np.allclose(m.gated_answer(model, low, high, top), top)
+
+
+def test_baseline_curvature_duels_do_not_depend_on_the_model() -> None:
+    m = _module()
+    low, high = np.array([-1.5, -1.5]), np.array([0.5, 0.5])
+    sign, curvature = np.array([1.0, -1.0]), np.array([True, False])
+    plus_side = np.array([True, True])
+    for centre in (np.array([0.4, -0.2]), np.array([-1.0, 0.3])):
+        a, b = m.baseline_curvature_points(centre, 1.0, sign, curvature, plus_side, low, high)
+        # x1 (curvature): the baseline (0) against 0 + 1 clipped to the box, wherever the
+        # centre is; x2 (gradient): around the centre as duel_points
+        assert (a[0], b[0]) == (0.5, 0.0)
+        assert (a[1], b[1]) == (max(centre[1] - 1.0, -1.5), min(centre[1] + 1.0, 0.5))
