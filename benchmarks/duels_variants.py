@@ -53,47 +53,31 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from heurtune.engine.heuristics.oracle import CASES, OracleCase
-from heurtune.match.oracle import game_scores
-from heurtune.match.play import mix_seed
-from heurtune.tuning.samplers import duels
-from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# benchmarks/oracle.py: its checkpoints, its crossing points and the duels configuration
+from oracle import CONFIGS, checkpoints, games_to  # noqa: E402
 
-PAIRS = 16  # the default duels trial
+from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
+from heurtune.match.oracle import game_scores  # noqa: E402
+from heurtune.match.play import mix_seed  # noqa: E402
+from heurtune.tuning.samplers import duels  # noqa: E402
+from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel  # noqa: E402
+
+DUELS = next(c for c in CONFIGS if c.name == "duels")  # the benchmark's duels: its pairs, budget
+PAIRS = DUELS.pairs
 HOLDOUT_EVERY = 10
 RADIUS, CURVATURE_SHARE, Z = 1.0, 0.2, 1.0  # the sampler's defaults
 
 Points = Callable[..., tuple[np.ndarray, np.ndarray]]
 Answer = Callable[[QuadraticModel, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-
-
-def checkpoints(budget: int) -> list[int]:
-    """Games at which the answers are read: 1,000 then about 1.41x apart (as oracle.py)."""
-    out, g = [], 1000.0
-    while g <= budget * 1.0001:
-        out.append(int(round(g)))
-        g *= math.sqrt(2.0)
-    return out
-
-
-def games_to(marks: list[int], median: np.ndarray, threshold: float) -> int | None:
-    """Games until the median first reaches ``threshold`` (log-interpolated, as oracle.py)."""
-    for k, m in enumerate(median):
-        if m <= threshold:
-            if k == 0:
-                return marks[0]
-            g0, g1, m0 = math.log(marks[k - 1]), math.log(marks[k]), median[k - 1]
-            t = (m0 - threshold) / (m0 - m) if m0 != m else 1.0
-            return int(round(math.exp(g0 + t * (g1 - g0))))
-    return None
 
 
 # -- the variants --------------------------------------------------------------
@@ -258,7 +242,7 @@ def main() -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS),
                     help=f"comma-separated, of {', '.join(VARIANTS)}")
     ap.add_argument("--seeds", type=int, default=20)
-    ap.add_argument("--budget", type=int, default=64_000)
+    ap.add_argument("--budget", type=int, default=DUELS.budget)
     ap.add_argument("--json", action="store_true", help="one JSON object per line")
     args = ap.parse_args()
     cases, variants = args.case.split(","), args.variants.split(",")
