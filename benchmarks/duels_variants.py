@@ -2,7 +2,7 @@
 ``benchmarks/oracle.py --optimisers duels`` without Optuna.
 
     python benchmarks/duels_variants.py --case edge,fishtest [--variants current,gated]
-                                        [--seeds 20] [--budget 64000] [--json]
+                                        [--seeds 20] [--budget 64000] [--json [--path]]
 
 It plays the duels sampler's own loop (heurtune.tuning.samplers.duels: the same
 QuadraticModel, refit schedule, ``duel_points``, held-out duels every 10th trial
@@ -18,7 +18,9 @@ Per case and variant: games until the median answer over the seeds is within 1
 Elo and 0.5 Elo of the in-box best (log-interpolated between checkpoints, as
 oracle.py does), the same for the model's own maximum (``centre``: where the
 duels are centred), and the largest share of seeds whose answer is worse than
-the baseline at any checkpoint.
+the baseline at any checkpoint. With ``--path``, each seed's final posterior
+too: the gradient and curvature it fitted (mean and sd) and its gain along the
+straight path from the baseline to the in-box best, against the truth.
 
 Variants (each changes one thing):
 
@@ -42,6 +44,18 @@ Variants (each changes one thing):
 ``flat-prior``
     the prior's curvature guess halved (``elo_per_range = 1``, the sampler
     option: 1 Elo half a range out where the oracle's cases have 2).
+``edge-half``
+    a curvature duel that turns inward at an edge goes half a radius in, not a
+    whole one: a third level of the coordinate there (edge, edge - r/2, edge - r).
+``edge-narrow``
+    every duel of a coordinate at an edge (gradient and curvature alike) is the
+    edge against half a radius inside: the duels' midpoint nearer the edge.
+``fixed``
+    every duel around the baseline, wherever the model's maximum is: a control
+    (with ``--path``) for what the adaptive design does to the fitted curvature.
+``z-half`` / ``z-quarter``
+    the current answer with its lower bound at mean - 0.5 sd / mean - 0.25 sd
+    (the sampler's ``z`` option; 1 by default).
 """
 
 from __future__ import annotations
@@ -69,7 +83,11 @@ from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
 from heurtune.match.oracle import game_scores  # noqa: E402
 from heurtune.match.play import mix_seed  # noqa: E402
 from heurtune.tuning.samplers import duels  # noqa: E402
-from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel  # noqa: E402
+from heurtune.tuning.samplers.quadratic import (  # noqa: E402
+    Observation,
+    QuadraticModel,
+    n_features,
+)
 
 DUELS = next(c for c in CONFIGS if c.name == "duels")  # the benchmark's duels: its pairs, budget
 PAIRS = DUELS.pairs
@@ -103,9 +121,59 @@ def baseline_curvature_points(centre: np.ndarray, radius: float, sign: np.ndarra
     return np.where(edge_only, a0, a), np.where(edge_only, b0, b)
 
 
+def edge_half_points(centre: np.ndarray, radius: float, sign: np.ndarray,
+                     edge_only: np.ndarray, plus_side: np.ndarray, low: np.ndarray,
+                     high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``duel_points``, but a curvature duel turned inward at an edge goes half a
+    radius in: with the gradient duel there (edge against a radius in) a third
+    level of that coordinate, so its curvature is measured where the answer is."""
+    a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
+    outward = np.clip(centre + radius * sign, low, high)
+    inward = np.clip(centre - radius * sign, low, high)
+    room = np.abs(outward - centre)
+    turned = edge_only & (room < duels.EDGE_ROOM * radius) & (np.abs(inward - centre) > room)
+    half = np.clip(centre - 0.5 * radius * sign, low, high)
+    a = np.where(turned & plus_side, half, a)
+    b = np.where(turned & ~plus_side, half, b)
+    return a, b
+
+
+def edge_narrow_points(centre: np.ndarray, radius: float, sign: np.ndarray,
+                       edge_only: np.ndarray, plus_side: np.ndarray, low: np.ndarray,
+                       high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``duel_points``, but every duel of a coordinate whose centre lies at an edge
+    (within ``EDGE_ROOM`` radii) compares the centre with the point half a radius
+    inside: the duels' midpoint a quarter radius from the edge, not half a radius."""
+    a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
+    at_high = high - centre < duels.EDGE_ROOM * radius
+    at_low = centre - low < duels.EDGE_ROOM * radius
+    inward = np.where(at_high, -1.0, 1.0)
+    half = np.clip(centre + 0.5 * radius * inward, low, high)
+    at_edge = at_high | at_low
+    return (np.where(at_edge, np.where(plus_side, centre, half), a),
+            np.where(at_edge, np.where(plus_side, half, centre), b))
+
+
+def fixed_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
+                 plus_side: np.ndarray, low: np.ndarray, high: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``duel_points`` around the baseline (0) always: a design that never follows
+    the model (a control for what adaptivity does to the fit; it does not tune)."""
+    return duels.duel_points(np.zeros_like(centre), radius, sign, edge_only, plus_side,
+                             low, high)
+
+
 def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                    centre: np.ndarray) -> np.ndarray:
     return model.recommend(low, high, Z, centre)[0]
+
+
+def z_answer(z: float) -> Answer:
+    """The current answer with the lower bound at ``mean - z sd``."""
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        return model.recommend(low, high, z, centre)[0]
+    return answer
 
 
 def gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
@@ -155,14 +223,19 @@ class Variant:
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "gated": Variant(answer=gated_answer), "edge-slope": Variant(answer=edge_slope_answer),
             "flat-prior": Variant(elo_per_range=1.0),
-            "baseline-curvature": Variant(points=baseline_curvature_points)}
+            "baseline-curvature": Variant(points=baseline_curvature_points),
+            "edge-half": Variant(points=edge_half_points),
+            "edge-narrow": Variant(points=edge_narrow_points),
+            "fixed": Variant(points=fixed_points),
+            "z-half": Variant(answer=z_answer(0.5)), "z-quarter": Variant(answer=z_answer(0.25))}
 
 
 # -- one run -------------------------------------------------------------------
 def run(case: OracleCase, variant: Variant, seed: int, budget: int
-        ) -> tuple[list[float], list[float], float]:
-    """The loss of the answer and of the model's maximum at every checkpoint, and
-    the model's final estimate of the best point's gain over the baseline."""
+        ) -> tuple[list[float], list[float], float, dict[str, object]]:
+    """The loss of the answer and of the model's maximum at every checkpoint, the
+    model's final estimate of the best point's gain over the baseline, and its
+    final posterior (:func:`posterior_path`)."""
     low_x, high_x = np.asarray(case.low), np.asarray(case.high)
 
     def elo(d: np.ndarray) -> float:  # d: unit coordinates relative to the baseline
@@ -199,7 +272,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
             best = 2.0 * (np.asarray(case.best) - low_x) / (high_x - low_x) - 1.0 - u0
-            return answer_loss, centre_loss, model.gain(best)[0]
+            return (answer_loss, centre_loss, model.gain(best)[0],
+                    posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim))))
         if number % HOLDOUT_EVERY == 0:  # the answer against the baseline, never fitted
             update(True)
             if variant.answer(model, low, high, centre).any():
@@ -217,7 +291,38 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
         pending.append(Observation(a, b, float(pairs.mean()), 2 * PAIRS, pairs.tolist()))
 
 
-def summarise(case: OracleCase, variant: str, seeds: int, budget: int) -> dict[str, object]:
+def posterior_path(model: QuadraticModel, best: np.ndarray,
+                   gain: Callable[[np.ndarray], float]) -> dict[str, object]:
+    """The final posterior: the gradient at the baseline and the curvature (mean
+    and sd per coordinate), the curvature fitted to the duels alone by least squares
+    (no prior), the prior scales chosen, duels fitted, and the gain over
+    the baseline on the straight path to the in-box best (``t`` 0 .. 1): the
+    model's mean and sd against the truth."""
+    assert model.mean is not None and model.cov is not None
+    d, sd = model.dim, np.sqrt(np.diag(model.cov))
+    ts = np.linspace(0.0, 1.0, 6)
+    along = [model.gain(t * best) for t in ts]
+
+    def r(x: np.ndarray | list[float]) -> list[float]:
+        return [round(float(v), 3) for v in x]
+    # the curvature from the data alone (weighted least squares, no prior), where defined
+    assert model._A is not None and model._b is not None
+    nf = n_features(d)
+    try:
+        h_ls: list[float] | None = r(np.linalg.solve(model._A[:nf, :nf],
+                                                     model._b[:nf])[d:2 * d])
+    except np.linalg.LinAlgError:
+        h_ls = None
+    return {"duels": model.observations, "scales": [model.scale, model.start_scale],
+            "h_least_squares": h_ls,
+            "g": r(model.mean[:d]), "g_sd": r(sd[:d]),
+            "h": r(model.mean[d:2 * d]), "h_sd": r(sd[d:2 * d]),
+            "t": r(ts), "mean": r([m for m, _ in along]), "sd": r([s for _, s in along]),
+            "true": r([gain(t * best) for t in ts])}
+
+
+def summarise(case: OracleCase, variant: str, seeds: int, budget: int,
+              path: bool = False) -> dict[str, object]:
     runs = [run(case, VARIANTS[variant], seed, budget) for seed in range(seeds)]
     marks = checkpoints(budget)
     answers = np.array([r[0] for r in runs])
@@ -232,7 +337,8 @@ def summarise(case: OracleCase, variant: str, seeds: int, budget: int) -> dict[s
             "model_gain_at_best": round(float(np.mean([r[2] for r in runs])), 3),
             "worse_than_baseline": round(float(
                 (answers > case.start_elo + 1e-6).mean(axis=0).max()), 3),
-            "checkpoints": marks, "median": [round(float(x), 3) for x in median]}
+            "checkpoints": marks, "median": [round(float(x), 3) for x in median],
+            **({"posterior": [r[3] for r in runs]} if path else {})}
 
 
 def main() -> int:
@@ -244,6 +350,9 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--budget", type=int, default=DUELS.budget)
     ap.add_argument("--json", action="store_true", help="one JSON object per line")
+    ap.add_argument("--path", action="store_true",
+                    help="with --json: each seed's final posterior (gradient, curvature, and "
+                         "the gain along the path to the best: the model's against the truth)")
     args = ap.parse_args()
     cases, variants = args.case.split(","), args.variants.split(",")
     for name in cases:
@@ -252,12 +361,14 @@ def main() -> int:
     for name in variants:
         if name not in VARIANTS:
             ap.error(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+    if args.path and not args.json:
+        ap.error("--path needs --json (the posterior is printed as JSON)")
     if args.seeds < 1 or args.budget < 1000:
         ap.error("--seeds must be at least 1 and --budget at least 1000")
     for case in cases:
         for variant in variants:
             start = time.monotonic()
-            r = summarise(CASES[case], variant, args.seeds, args.budget)
+            r = summarise(CASES[case], variant, args.seeds, args.budget, args.path)
             if args.json:
                 print(json.dumps(r), flush=True)
             else:

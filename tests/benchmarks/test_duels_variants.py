@@ -39,7 +39,7 @@ def test_the_stand_in_reaches_the_skewed_optimum_and_reports_each_variant(tmp_pa
 
 
 def test_unknown_case_or_variant_is_one_line_and_exit_2(tmp_path) -> None:
-    for args in (["--case", "nope"], ["--variants", "nope"], ["--seeds", "0"]):
+    for args in (["--case", "nope"], ["--variants", "nope"], ["--seeds", "0"], ["--path"]):
         proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True,
                               text=True, cwd=tmp_path, timeout=120, check=False)
         assert proc.returncode == 2
@@ -86,3 +86,57 @@ def test_baseline_curvature_duels_do_not_depend_on_the_model() -> None:
         # centre is; x2 (gradient): around the centre as duel_points
         assert (a[0], b[0]) == (0.5, 0.0)
         assert (a[1], b[1]) == (max(centre[1] - 1.0, -1.5), min(centre[1] + 1.0, 0.5))
+
+
+def test_edge_half_and_edge_narrow_duels_at_an_edge() -> None:
+    m = _module()
+    low, high = np.array([-1.5, -1.5]), np.array([0.5, 0.5])
+    centre = np.array([0.5, -0.2])  # on the upper edge in x1, inside in x2
+    sign = np.array([1.0, 1.0])  # outward in x1: no room, so a curvature duel turns inward
+    curvature, plus_side = np.array([True, True]), np.array([True, False])
+    a, b = m.edge_half_points(centre, 1.0, sign, curvature, plus_side, low, high)
+    # x1: the edge against half a radius inside (not a whole one); x2 as duel_points
+    assert (a[0], b[0]) == (0.0, 0.5)
+    assert (a[1], b[1]) == (-0.2, 0.5)
+    gradient = np.array([False, False])
+    a, b = m.edge_narrow_points(centre, 1.0, sign, gradient, plus_side, low, high)
+    # x1 at the edge: even a gradient duel is the edge against half a radius in
+    assert (a[0], b[0]) == (0.5, 0.0)
+    assert (a[1], b[1]) == (0.5, -1.2)
+
+
+def test_fixed_duels_stay_around_the_baseline_and_z_answers_are_bolder() -> None:
+    m = _module()
+    low, high = np.array([-1.5, -1.5]), np.array([0.5, 0.5])
+    sign, grad = np.array([1.0, -1.0]), np.array([False, False])
+    for centre in (np.array([0.4, -0.2]), np.array([-1.0, 0.3])):
+        a, b = m.fixed_points(centre, 1.0, sign, grad, grad, low, high)
+        assert list(a) == [0.5, -1.0] and list(b) == [-1.0, 0.5]
+    from heurtune.tuning.samplers.quadratic import Observation
+    model = QuadraticModel(1)
+    for _ in range(100):  # a bowl with its top at 0.5, known well but not exactly
+        model.add(Observation(np.array([0.5]), np.array([0.0]), 0.505, 200))
+        model.add(Observation(np.array([1.0]), np.array([0.5]), 0.495, 200))
+    model.fit()
+    lo, hi = np.array([-1.0]), np.array([1.0])
+    top = model.argmax_mean(lo, hi, np.zeros(1))
+    cautious = m.current_answer(model, lo, hi, top)[0]
+    bold = m.z_answer(0.25)(model, lo, hi, top)[0]
+    assert 0.0 < cautious < bold <= top[0] + 1e-6
+
+
+def test_path_reports_the_posterior_against_the_truth(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "fishtest", "--variants",
+                           "current", "--seeds", "2", "--budget", "2000", "--json", "--path"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (row,) = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(row["posterior"]) == 2
+    for p in row["posterior"]:
+        assert p["t"][0] == 0.0 and p["t"][-1] == 1.0
+        # the baseline gains nothing, by model and truth; the best gains the case's 2 Elo
+        assert p["mean"][0] == 0.0 and p["sd"][0] == 0.0 and p["true"][0] == 0.0
+        assert abs(p["true"][-1] - 2.0) < 1e-6
+        assert len(p["g"]) == len(p["h_sd"]) == len(p["h_least_squares"]) == 4
+        # at most the prior's sd: half the curvature guess (2 Elo) times the chosen scale
+        assert all(0.0 < s <= 1.0 * p["scales"][0] + 1e-9 for s in p["h_sd"])
