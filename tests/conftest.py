@@ -10,6 +10,18 @@ import pytest
 from tests.helpers import SMALL_STUDY
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C as a terminal sends it, even where the suite was started in the
+    background: a shell's background job (``(pytest &)``) inherits SIGINT
+    ignored, and so would every process the tests start, so the tests of what
+    Ctrl-C does would wait for a signal that never lands. A Python handler is
+    not inherited across exec, so the processes they start get the default too."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--screenshots", default=None, metavar="DIR",
                      help="also save the browser tests' screenshots in DIR (docs/img: the "
