@@ -99,12 +99,19 @@ Answer = Callable[[QuadraticModel, np.ndarray, np.ndarray, np.ndarray], np.ndarr
 
 
 # -- the variants --------------------------------------------------------------
+def near_edges(centre: np.ndarray, radius: float, low: np.ndarray, high: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Per coordinate, whether the centre lies within ``EDGE_ROOM`` radii of the
+    upper edge, and of the lower one."""
+    return (high - centre < duels.EDGE_ROOM * radius,
+            centre - low < duels.EDGE_ROOM * radius)
+
+
 def shifted_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
                    plus_side: np.ndarray, low: np.ndarray, high: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """``duel_points`` around a centre moved a radius inside any edge it is near."""
-    near_high = high - centre < duels.EDGE_ROOM * radius
-    near_low = centre - low < duels.EDGE_ROOM * radius
+    near_high, near_low = near_edges(centre, radius, low, high)
     c = np.where(near_high, np.maximum(high - radius, low), centre)
     c = np.where(near_low, np.minimum(low + radius, high), c)
     return duels.duel_points(c, radius, sign, edge_only, plus_side, low, high)
@@ -128,10 +135,8 @@ def edge_half_points(centre: np.ndarray, radius: float, sign: np.ndarray,
     radius in: with the gradient duel there (edge against a radius in) a third
     level of that coordinate, so its curvature is measured where the answer is."""
     a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
-    outward = np.clip(centre + radius * sign, low, high)
-    inward = np.clip(centre - radius * sign, low, high)
-    room = np.abs(outward - centre)
-    turned = edge_only & (room < duels.EDGE_ROOM * radius) & (np.abs(inward - centre) > room)
+    # where duel_points turned a curvature duel inward, its far point went against sign
+    turned = edge_only & (sign * (np.where(plus_side, a, b) - centre) < 0)
     half = np.clip(centre - 0.5 * radius * sign, low, high)
     a = np.where(turned & plus_side, half, a)
     b = np.where(turned & ~plus_side, half, b)
@@ -145,8 +150,7 @@ def edge_narrow_points(centre: np.ndarray, radius: float, sign: np.ndarray,
     (within ``EDGE_ROOM`` radii) compares the centre with the point half a radius
     inside: the duels' midpoint a quarter radius from the edge, not half a radius."""
     a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
-    at_high = high - centre < duels.EDGE_ROOM * radius
-    at_low = centre - low < duels.EDGE_ROOM * radius
+    at_high, at_low = near_edges(centre, radius, low, high)
     inward = np.where(at_high, -1.0, 1.0)
     half = np.clip(centre + 0.5 * radius * inward, low, high)
     at_edge = at_high | at_low
@@ -163,17 +167,15 @@ def fixed_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only:
                              low, high)
 
 
-def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
-                   centre: np.ndarray) -> np.ndarray:
-    return model.recommend(low, high, Z, centre)[0]
-
-
 def z_answer(z: float) -> Answer:
-    """The current answer with the lower bound at ``mean - z sd``."""
+    """The sampler's answer with the lower bound at ``mean - z sd``."""
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
         return model.recommend(low, high, z, centre)[0]
     return answer
+
+
+current_answer = z_answer(Z)  # the sampler's own answer
 
 
 def gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
