@@ -56,6 +56,21 @@ Variants (each changes one thing):
 ``z-half`` / ``z-quarter``
     the current answer with its lower bound at mean - 0.5 sd / mean - 0.25 sd
     (the sampler's ``z`` option; 1 by default).
+``edge-gated``
+    the current answer, then its coordinates where the model's maximum lies at an
+    edge moved toward it: the highest mean gain on that segment whose lower bound is
+    still positive (``gated``, for the edge's coordinates only).
+``gain-every-5`` / ``gain-every-3``
+    every 5th / 3rd trial (unless held out) duels the model's maximum against the
+    baseline, and the model fits it: a direct measurement of the gain the answer's
+    lower bound is about.
+``start-elo-4`` / ``start-elo-8`` / ``start-elo-32``
+    the prior's distance from the baseline to the optimum guessed at 4, 8 or 32 Elo
+    instead of 2 (the sampler's ``start_elo`` option): a wider prior on the gradient,
+    so less shrinkage of it toward zero.
+``start-elo-8-zd``
+    ``start-elo-8`` with the answer's lower bound at mean - sqrt(d / 4) sd in d
+    parameters (``z`` as it is in 4, larger in more).
 """
 
 from __future__ import annotations
@@ -178,15 +193,45 @@ def z_answer(z: float) -> Answer:
 current_answer = z_answer(Z)  # the sampler's own answer
 
 
+def z_by_dimension_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+                          centre: np.ndarray) -> np.ndarray:
+    """The sampler's answer with its lower bound at mean - sqrt(d / 4) sd: ``z``
+    as it is in 4 parameters, larger in more (the answer is chosen among more
+    directions, so more of them look good by chance)."""
+    return model.recommend(low, high, Z * np.sqrt(model.dim / 4.0), centre)[0]
+
+
+def best_on_segment(model: QuadraticModel, start: np.ndarray, end: np.ndarray,
+                    start_mean: float) -> np.ndarray:
+    """The point of highest mean gain on the segment start .. end (in 100 steps) whose
+    lower bound (mean - z sd) is positive, or ``start`` (its mean gain ``start_mean``)."""
+    best, best_mean = start, start_mean
+    for t in np.linspace(0.0, 1.0, 101)[1:]:
+        trial = start + t * (end - start)
+        mean, sd = model.gain(trial)
+        if mean - Z * sd > 0.0 and mean > best_mean:
+            best, best_mean = trial, mean
+    return best
+
+
 def gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                  centre: np.ndarray) -> np.ndarray:
     """The highest mean gain on the segment baseline .. centre whose lower bound is positive."""
-    best, best_mean = np.zeros(model.dim), 0.0
-    for t in np.linspace(0.0, 1.0, 101)[1:]:
-        mean, sd = model.gain(t * centre)
-        if mean - Z * sd > 0.0 and mean > best_mean:
-            best, best_mean = t * centre, mean
-    return best
+    return best_on_segment(model, np.zeros(model.dim), centre, 0.0)
+
+
+def edge_gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+                      centre: np.ndarray) -> np.ndarray:
+    """The current answer, its coordinates where the model's maximum lies at an edge
+    then moved toward it: the highest mean gain on that segment whose lower bound
+    is still positive."""
+    point: np.ndarray = current_answer(model, low, high, centre)
+    near_high, near_low = near_edges(centre, RADIUS, low, high)
+    at_edge = near_high | near_low
+    if not at_edge.any():
+        return point
+    return best_on_segment(model, point, np.where(at_edge, centre, point),
+                           model.gain(point)[0] if point.any() else 0.0)
 
 
 def mean_slope(model: QuadraticModel, point: np.ndarray, i: int) -> float:
@@ -220,6 +265,11 @@ class Variant:
     points: Points = duels.duel_points
     answer: Answer = current_answer
     elo_per_range: float = 2.0  # the prior's curvature guess (the sampler option's default)
+    start_elo: float = 2.0  # the prior's distance below the optimum (likewise)
+    # every gain_every-th trial (by number, those at gain_phase), unless held out: the
+    # model's maximum against the baseline, fitted like any duel (0: never)
+    gain_every: int = 0
+    gain_phase: int = 0
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -229,7 +279,13 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-half": Variant(points=edge_half_points),
             "edge-narrow": Variant(points=edge_narrow_points),
             "fixed": Variant(points=fixed_points),
-            "z-half": Variant(answer=z_answer(0.5)), "z-quarter": Variant(answer=z_answer(0.25))}
+            "z-half": Variant(answer=z_answer(0.5)), "z-quarter": Variant(answer=z_answer(0.25)),
+            "edge-gated": Variant(answer=edge_gated_answer),
+            "gain-every-5": Variant(gain_every=5, gain_phase=3),
+            "gain-every-3": Variant(gain_every=3, gain_phase=1),
+            "start-elo-4": Variant(start_elo=4.0), "start-elo-8": Variant(start_elo=8.0),
+            "start-elo-32": Variant(start_elo=32.0),
+            "start-elo-8-zd": Variant(start_elo=8.0, answer=z_by_dimension_answer)}
 
 
 # -- one run -------------------------------------------------------------------
@@ -245,7 +301,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
 
     u0 = 2.0 * (case.start - low_x) / (high_x - low_x) - 1.0
     low, high = -1.0 - u0, 1.0 - u0
-    model = QuadraticModel(case.dim, elo_per_range=variant.elo_per_range)
+    model = QuadraticModel(case.dim, elo_per_range=variant.elo_per_range,
+                           start_elo=variant.start_elo)
     model.fit()
     centre, fitted_at = np.zeros(case.dim), 0
     pending: list[Observation] = []
@@ -286,7 +343,11 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
         sign = rng.choice((-1.0, 1.0), size=case.dim)
         edge_only = rng.random(case.dim) < CURVATURE_SHARE
         plus_side = rng.random(case.dim) < 0.5
-        a, b = variant.points(centre, RADIUS, sign, edge_only, plus_side, low, high)
+        if variant.gain_every and number % variant.gain_every == variant.gain_phase \
+                and np.abs(centre).max() > 1e-9:
+            a, b = centre.copy(), np.zeros(case.dim)
+        else:
+            a, b = variant.points(centre, RADIUS, sign, edge_only, plus_side, low, high)
         pairs = game_scores(draws, np.full((PAIRS, 2), elo(a) - elo(b)),
                             case.draw_ratio).mean(axis=1)
         games += 2 * PAIRS

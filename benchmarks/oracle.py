@@ -105,6 +105,9 @@ FULL_EXTRA = [
     Config("duels-4", "duels", 4, 64_000),
     Config("duels-8", "duels", 8, 64_000),
     Config("duels-64", "duels", 64, 64_000),
+    # a wider gradient prior (the baseline guessed 4 or 8 Elo below the optimum, not 2)
+    Config("duels-start4", "duels", 16, 64_000, {"start_elo": 4.0}),
+    Config("duels-start8", "duels", 16, 64_000, {"start_elo": 8.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

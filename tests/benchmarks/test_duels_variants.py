@@ -140,3 +140,64 @@ def test_path_reports_the_posterior_against_the_truth(tmp_path) -> None:
         assert len(p["g"]) == len(p["h_sd"]) == len(p["h_least_squares"]) == 4
         # at most the prior's sd: half the curvature guess (2 Elo) times the chosen scale
         assert all(0.0 < s <= 1.0 * p["scales"][0] + 1e-9 for s in p["h_sd"])
+
+
+def _bowl_model() -> QuadraticModel:
+    """A 2-parameter model that knows well that the gain rises toward +1 in x1 and
+    peaks at 0 in x2 (duels along each axis), but not so well that its answer (the
+    highest lower bound) reaches the edge."""
+    from heurtune.tuning.samplers.quadratic import Observation
+    model = QuadraticModel(2)
+    for _ in range(20):
+        model.add(Observation(np.array([0.5, 0.0]), np.array([0.0, 0.0]), 0.51, 400))
+        model.add(Observation(np.array([1.0, 0.0]), np.array([0.5, 0.0]), 0.505, 400))
+        model.add(Observation(np.array([0.0, 0.5]), np.array([0.0, -0.5]), 0.5, 400))
+        model.add(Observation(np.array([0.0, 0.0]), np.array([0.0, 0.5]), 0.503, 400))
+    model.fit()
+    return model
+
+
+def test_edge_gated_moves_only_the_coordinates_whose_maximum_is_at_an_edge() -> None:
+    m = _module()
+    model = _bowl_model()
+    low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    top = model.argmax_mean(low, high, np.zeros(2))
+    assert top[0] == 1.0 and abs(top[1]) < 0.2  # the maximum: on the edge in x1 only
+    current = m.current_answer(model, low, high, top)
+    gated = m.edge_gated_answer(model, low, high, top)
+    assert current[0] < gated[0] <= 1.0  # x1 moved toward its edge ...
+    assert gated[1] == current[1]  # ... x2 (inside the box) left alone
+    mean, sd = model.gain(gated)
+    assert mean - sd > 0.0 and mean >= model.gain(current)[0]
+    # a maximum inside the box: the current answer unchanged
+    inside = np.array([0.5, 0.0])
+    assert np.array_equal(m.edge_gated_answer(model, low, high, inside),
+                          m.current_answer(model, low, high, inside))
+
+
+def test_z_by_dimension_is_the_current_answer_in_four_parameters() -> None:
+    m = _module()
+    model = _bowl_model()  # 2 parameters: z = sqrt(2 / 4), bolder than z = 1
+    low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    top = model.argmax_mean(low, high, np.zeros(2))
+    assert np.allclose(m.z_by_dimension_answer(model, low, high, top),
+                       m.z_answer(np.sqrt(0.5))(model, low, high, top))
+    four = QuadraticModel(4)
+    four.fit()
+    assert not m.z_by_dimension_answer(four, -np.ones(4), np.ones(4), np.zeros(4)).any()
+
+
+def test_gain_duels_and_a_wider_gradient_prior_change_the_fit(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "fishtest", "--variants",
+                           "current,gain-every-5,start-elo-8", "--seeds", "1", "--budget",
+                           "2000", "--json", "--path"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    current, gain, wide = ([json.loads(line) for line in proc.stdout.splitlines()])
+    assert (current["variant"], gain["variant"], wide["variant"]) == \
+        ("current", "gain-every-5", "start-elo-8")
+    (c,), (g,), (w,) = current["posterior"], gain["posterior"], wide["posterior"]
+    assert g["g"] != c["g"]  # the gain duels were played and fitted
+    # the prior's gradient sd doubles (4 times the distance): after 2,000 games the
+    # posterior's is still wider everywhere
+    assert all(ws > cs for ws, cs in zip(w["g_sd"], c["g_sd"], strict=True))
