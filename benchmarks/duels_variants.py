@@ -71,6 +71,8 @@ Variants (each changes one thing):
 ``start-elo-8-zd``
     ``start-elo-8`` with the answer's lower bound at mean - sqrt(d / 4) sd in d
     parameters (``z`` as it is in 4, larger in more).
+``start-elo-8-z1.5`` / ``start-elo-8-z2``
+    ``start-elo-8`` with the answer's lower bound at mean - 1.5 sd / mean - 2 sd.
 """
 
 from __future__ import annotations
@@ -285,7 +287,9 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "gain-every-3": Variant(gain_every=3, gain_phase=1),
             "start-elo-4": Variant(start_elo=4.0), "start-elo-8": Variant(start_elo=8.0),
             "start-elo-32": Variant(start_elo=32.0),
-            "start-elo-8-zd": Variant(start_elo=8.0, answer=z_by_dimension_answer)}
+            "start-elo-8-zd": Variant(start_elo=8.0, answer=z_by_dimension_answer),
+            "start-elo-8-z1.5": Variant(start_elo=8.0, answer=z_answer(1.5)),
+            "start-elo-8-z2": Variant(start_elo=8.0, answer=z_answer(2.0))}
 
 
 # -- one run -------------------------------------------------------------------
