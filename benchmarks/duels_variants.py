@@ -233,7 +233,7 @@ def edge_gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     if not at_edge.any():
         return point
     return best_on_segment(model, point, np.where(at_edge, centre, point),
-                           model.gain(point)[0] if point.any() else 0.0)
+                           model.gain(point)[0])
 
 
 def mean_slope(model: QuadraticModel, point: np.ndarray, i: int) -> float:
