@@ -3,6 +3,7 @@
 
     python benchmarks/duels_variants.py --case edge,fishtest [--variants current,gated]
                                         [--seeds 20] [--budget 64000] [--json [--path]]
+                                        [--paired]
 
 It plays the duels sampler's own loop (heurtune.tuning.samplers.duels: the same
 QuadraticModel, refit schedule, ``duel_points``, held-out duels every 10th trial
@@ -20,7 +21,12 @@ oracle.py does), the same for the model's own maximum (``centre``: where the
 duels are centred), and the largest share of seeds whose answer is worse than
 the baseline at any checkpoint. With ``--path``, each seed's final posterior
 too: the gradient and curvature it fitted (mean and sd) and its gain along the
-straight path from the baseline to the in-box best, against the truth.
+straight path from the baseline to the in-box best, against the truth. With
+``--json`` each row also holds every seed's loss at every checkpoint (``losses``)
+and their mean. With ``--paired`` and two variants, each case ends with the
+second's loss minus the first's, seed by seed, averaged with its standard error
+at 4,000 games and every doubling: a statistic that 20 or 40 seeds resolve,
+where a median's crossing point moves by thousands of games with the streams.
 
 Variants (each changes one thing):
 
@@ -73,6 +79,27 @@ Variants (each changes one thing):
     parameters (``z`` as it is in 4, larger in more).
 ``start-elo-8-z1.5`` / ``start-elo-8-z2``
     ``start-elo-8`` with the answer's lower bound at mean - 1.5 sd / mean - 2 sd.
+``averaged``
+    the prior's scales averaged over, not chosen: the mixture of the 81 pairs'
+    posteriors weighted by their evidence (a shared pair's by the margin more),
+    moment-matched to one normal.
+``averaged-edge-gated``
+    ``averaged`` with the ``edge-gated`` answer.
+``edge-far``
+    a curvature duel that turns inward at an edge goes two radii in (clipped):
+    a third level of the coordinate a whole lever beyond the gradient duel's.
+``before``
+    ``duels`` as it was on 2026-11-23, the reference for "no regression": one
+    empirical-Bayes scale shared by curvature and gradient, every duel point
+    clipped to the box (no inward turn), no held-out duels.
+``no-holdout``
+    ``current`` without the held-out duels (their cost: a tenth of the games).
+``shared-scale`` / ``clipped``
+    ``current`` with one of ``before``'s two other parts: the one shared prior
+    scale, or the clipped duel points.
+``margin-1`` / ``margin-0``
+    the separate prior scales chosen where they beat the shared one by a Bayes
+    factor of e (not 20), or whenever their evidence is larger.
 """
 
 from __future__ import annotations
@@ -88,19 +115,22 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/oracle.py: its checkpoints, its crossing points and the duels configuration
-from oracle import CONFIGS, checkpoints, games_to  # noqa: E402
+from oracle import CONFIGS, checkpoints, crossing_ratio, games_to  # noqa: E402
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
 from heurtune.match.oracle import game_scores  # noqa: E402
 from heurtune.match.play import mix_seed  # noqa: E402
 from heurtune.tuning.samplers import duels  # noqa: E402
 from heurtune.tuning.samplers.quadratic import (  # noqa: E402
+    SCALES,
+    SEPARATE_MARGIN,
     Observation,
     QuadraticModel,
     n_features,
@@ -157,6 +187,21 @@ def edge_half_points(centre: np.ndarray, radius: float, sign: np.ndarray,
     half = np.clip(centre - 0.5 * radius * sign, low, high)
     a = np.where(turned & plus_side, half, a)
     b = np.where(turned & ~plus_side, half, b)
+    return a, b
+
+
+def edge_far_points(centre: np.ndarray, radius: float, sign: np.ndarray,
+                    edge_only: np.ndarray, plus_side: np.ndarray, low: np.ndarray,
+                    high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``duel_points``, but a curvature duel that turns inward at an edge goes two
+    radii in (clipped to the box): with the gradient duel there (edge against a
+    radius in) a third level of that coordinate a whole lever further, so the
+    curvature between the edge and the baseline is measured, not extrapolated."""
+    a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
+    turned = edge_only & (sign * (np.where(plus_side, a, b) - centre) < 0)
+    far = np.clip(centre - 2.0 * radius * sign, low, high)
+    a = np.where(turned & plus_side, far, a)
+    b = np.where(turned & ~plus_side, far, b)
     return a, b
 
 
@@ -262,6 +307,68 @@ def edge_slope_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     return point
 
 
+class AveragedModel(QuadraticModel):
+    """The sampler's model with its prior scales averaged over, not chosen: the
+    posterior is the mixture of the 81 pairs' posteriors, each weighted by its
+    evidence (a shared pair's by ``SEPARATE_MARGIN`` more, the margin as a
+    hyperprior), moment-matched to one normal. So where the data do not tell the
+    scales apart the answer sees the spread of what they imply."""
+
+    def fit(self) -> None:
+        if self._count == 0:
+            super().fit()
+            return
+        fits = []
+        for scale in SCALES:
+            for start_scale in SCALES:
+                found = self.posterior(scale, start_scale)
+                if found is not None:
+                    weight = found[0] + (SEPARATE_MARGIN if scale == start_scale else 0.0)
+                    fits.append((weight, scale, start_scale, found[1], found[2]))
+        top = max(f[0] for f in fits)
+        w = np.array([np.exp(f[0] - top) for f in fits])
+        w /= w.sum()
+        mean = sum(wk * f[3] for wk, f in zip(w, fits, strict=True))
+        second = np.zeros((self.size, self.size))
+        for wk, f in zip(w, fits, strict=True):
+            inv = np.linalg.inv(f[4])
+            second += wk * (inv.T @ inv + np.outer(f[3], f[3]))
+        self.mean, self.cov = mean, second - np.outer(mean, mean)
+        mode = fits[int(np.argmax(w))]
+        self.scale, self.start_scale = mode[1], mode[2]
+
+
+class SharedScaleModel(QuadraticModel):
+    """The sampler's model as it was before 2026-11-24: one empirical-Bayes scale
+    shared by the curvature and the baseline's distance (the 9 shared pairs only)."""
+
+    def fit(self) -> None:
+        if self._count == 0:
+            super().fit()
+            return
+        best = None
+        for scale in SCALES:
+            found = self.posterior(scale, scale)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = (found[0], scale, found[1], found[2])
+        assert best is not None
+        _, self.scale, self.mean, L = best
+        self.start_scale = self.scale
+        inv = np.linalg.inv(L)
+        self.cov = inv.T @ inv
+
+
+def clipped_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
+                   plus_side: np.ndarray, low: np.ndarray, high: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """``duel_points`` as it was before 2026-11-24: every point clipped to the box,
+    a curvature duel cut short by an edge never turned inward."""
+    outer = centre + radius * sign
+    a = np.where(edge_only, np.where(plus_side, outer, centre), outer)
+    b = np.where(edge_only, np.where(plus_side, centre, outer), centre - radius * sign)
+    return np.clip(a, low, high), np.clip(b, low, high)
+
+
 @dataclass(frozen=True)
 class Variant:
     points: Points = duels.duel_points
@@ -272,6 +379,8 @@ class Variant:
     # model's maximum against the baseline, fitted like any duel (0: never)
     gain_every: int = 0
     gain_phase: int = 0
+    model: Callable[..., QuadraticModel] = QuadraticModel
+    holdout_every: int = HOLDOUT_EVERY  # the answer against the baseline, never fitted (0: none)
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -289,7 +398,16 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "start-elo-32": Variant(start_elo=32.0),
             "start-elo-8-zd": Variant(start_elo=8.0, answer=z_by_dimension_answer),
             "start-elo-8-z1.5": Variant(start_elo=8.0, answer=z_answer(1.5)),
-            "start-elo-8-z2": Variant(start_elo=8.0, answer=z_answer(2.0))}
+            "start-elo-8-z2": Variant(start_elo=8.0, answer=z_answer(2.0)),
+            "averaged": Variant(model=AveragedModel),
+            "averaged-edge-gated": Variant(model=AveragedModel, answer=edge_gated_answer),
+            "edge-far": Variant(points=edge_far_points),
+            "before": Variant(points=clipped_points, model=SharedScaleModel, holdout_every=0),
+            "no-holdout": Variant(holdout_every=0),
+            "shared-scale": Variant(model=SharedScaleModel),
+            "clipped": Variant(points=clipped_points),
+            "margin-1": Variant(model=partial(QuadraticModel, separate_margin=1.0)),
+            "margin-0": Variant(model=partial(QuadraticModel, separate_margin=0.0))}
 
 
 # -- one run -------------------------------------------------------------------
@@ -305,8 +423,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
 
     u0 = 2.0 * (case.start - low_x) / (high_x - low_x) - 1.0
     low, high = -1.0 - u0, 1.0 - u0
-    model = QuadraticModel(case.dim, elo_per_range=variant.elo_per_range,
-                           start_elo=variant.start_elo)
+    model = variant.model(case.dim, elo_per_range=variant.elo_per_range,
+                          start_elo=variant.start_elo)
     model.fit()
     centre, fitted_at = np.zeros(case.dim), 0
     pending: list[Observation] = []
@@ -337,7 +455,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
             best = 2.0 * (np.asarray(case.best) - low_x) / (high_x - low_x) - 1.0 - u0
             return (answer_loss, centre_loss, model.gain(best)[0],
                     posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim))))
-        if number % HOLDOUT_EVERY == 0:  # the answer against the baseline, never fitted
+        if variant.holdout_every and number % variant.holdout_every == 0:  # never fitted
             update(True)
             if variant.answer(model, low, high, centre).any():
                 games += 2 * PAIRS
@@ -405,6 +523,8 @@ def summarise(case: OracleCase, variant: str, seeds: int, budget: int,
             "worse_than_baseline": round(float(
                 (answers > case.start_elo + 1e-6).mean(axis=0).max()), 3),
             "checkpoints": marks, "median": [round(float(x), 3) for x in median],
+            "mean": [round(float(x), 3) for x in answers.mean(axis=0)],
+            "losses": [[round(float(x), 3) for x in seed] for seed in answers],
             **({"posterior": [r[3] for r in runs]} if path else {})}
 
 
@@ -420,6 +540,12 @@ def main() -> int:
     ap.add_argument("--path", action="store_true",
                     help="with --json: each seed's final posterior (gradient, curvature, and "
                          "the gain along the path to the best: the model's against the truth)")
+    ap.add_argument("--paired", action="store_true",
+                    help="with two variants: per case, the second's mean loss minus the "
+                         "first's, seed by seed, at 4,000 games and every doubling")
+    ap.add_argument("--ratio-to", metavar="CASE",
+                    help="per variant, each other case's games to 1 Elo over CASE's (one of "
+                         "--case), with a 95%% bootstrap interval over the seeds")
     args = ap.parse_args()
     cases, variants = args.case.split(","), args.variants.split(",")
     for name in cases:
@@ -430,12 +556,20 @@ def main() -> int:
             ap.error(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     if args.path and not args.json:
         ap.error("--path needs --json (the posterior is printed as JSON)")
+    if args.ratio_to is not None and args.ratio_to not in cases:
+        ap.error(f"--ratio-to {args.ratio_to!r} must be one of --case")
+    if args.paired and len(variants) != 2:
+        ap.error("--paired compares exactly two variants")
     if args.seeds < 1 or args.budget < 1000:
         ap.error("--seeds must be at least 1 and --budget at least 1000")
+    done: dict[tuple[str, str], dict[str, object]] = {}
     for case in cases:
+        rows = []
         for variant in variants:
             start = time.monotonic()
             r = summarise(CASES[case], variant, args.seeds, args.budget, args.path)
+            rows.append(r)
+            done[case, variant] = r
             if args.json:
                 print(json.dumps(r), flush=True)
             else:
@@ -444,7 +578,61 @@ def main() -> int:
                       f"{r['centre_games_to_1_elo'] or '-':>7} / "
                       f"{r['centre_games_to_half_elo'] or '-':>7}   worse {r['worse_than_baseline']:.2f}"
                       f"   ({time.monotonic() - start:.0f} s)", flush=True)
+        if args.paired:
+            p = paired(rows[0], rows[1])
+            print(json.dumps(p) if args.json else paired_line(p), flush=True)
+    if args.ratio_to is not None:
+        for variant in variants:
+            for case in cases:
+                if case != args.ratio_to:
+                    q = ratio(done[args.ratio_to, variant], done[case, variant])
+                    print(json.dumps(q) if args.json else ratio_line(q), flush=True)
     return 0
+
+
+def paired(first: dict[str, object], second: dict[str, object]) -> dict[str, object]:
+    """The second variant's loss minus the first's, seed by seed (the same seed draws
+    the same games until the two designs part), averaged over the seeds with its
+    standard error, at 4,000 games and every doubling up to the budget: negative is
+    better. A statistic that 20 seeds resolve, unlike a median's crossing point."""
+    marks = list(first["checkpoints"])  # type: ignore[call-overload]
+    diff = np.asarray(second["losses"]) - np.asarray(first["losses"])
+    out: dict[str, object] = {"case": first["case"], "paired": [first["variant"],
+                                                               second["variant"]]}
+    for games in (4000, 8000, 16000, 32000, 64000):
+        if games in marks:
+            column = diff[:, marks.index(games)]
+            se = column.std(ddof=1) / np.sqrt(len(column)) if len(column) > 1 else 0.0
+            out[str(games)] = [round(float(column.mean()), 3), round(float(se), 3)]
+    return out
+
+
+def ratio(base: dict[str, object], other: dict[str, object]) -> dict[str, object]:
+    """``other``'s games until the median answer is within 1 Elo over ``base``'s,
+    with a 95% bootstrap interval over the seeds (oracle.py's ``crossing_ratio``):
+    how well the seeds pin the ratio down."""
+    q = crossing_ratio(list(base["checkpoints"]),  # type: ignore[call-overload]
+                       np.asarray(base["losses"]), np.asarray(other["losses"]))
+    return {"ratio": [other["case"], base["case"]], "variant": base["variant"],
+            "seeds": q["seeds"], "games_to_1_elo": q["games_to_1_elo"],
+            "interval_95": q["interval_95"], "share_within_1_3": q["share_within"]}
+
+
+def ratio_line(q: dict[str, object]) -> str:
+    case, base = q["ratio"]  # type: ignore[misc]
+    low, high = q["interval_95"]  # type: ignore[misc]
+
+    def f(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+    return (f"{case:<10} {q['variant']}: games to 1 Elo / {base}'s {f(q['games_to_1_elo'])}"  # type: ignore[arg-type]
+            f" (95% {f(low)} to {f(high)}; within 1.3 in {q['share_within_1_3']} of resamples)")
+
+
+def paired_line(p: dict[str, object]) -> str:
+    a, b = p["paired"]  # type: ignore[misc]
+    cells = [f"{int(k) // 1000}k {v[0]:+.2f} ({v[1]:.2f})"  # type: ignore[index]
+             for k, v in p.items() if k.isdigit()]
+    return f"{p['case']:<10} {b} - {a}, mean loss (se): " + ", ".join(cells)
 
 
 if __name__ == "__main__":

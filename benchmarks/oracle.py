@@ -221,6 +221,63 @@ def games_to(marks: list[int], median: np.ndarray, threshold: float) -> int | No
     return None
 
 
+RATIO_RESAMPLES = 2000
+
+
+def crossing_ratio(marks: list[int], base: np.ndarray, other: np.ndarray,
+                   target: float = 1.3) -> dict[str, Any]:
+    """``other``'s games until the median loss is within 1 Elo over ``base``'s
+    (each an array of per-seed loss curves at ``marks``), with a 95% bootstrap
+    interval: the seeds of each resampled independently, ``RATIO_RESAMPLES``
+    times, with a fixed seed. A resample whose median never gets there counts as
+    infinitely many games (an interval may be open above); where neither does, it
+    is left out. ``share_within``: the share of resamples at most ``target``."""
+    rng = np.random.default_rng(0x5A7 + len(marks))
+
+    def games(losses: np.ndarray) -> float:
+        g = games_to(marks, np.median(losses, axis=0), 1.0)
+        return math.inf if g is None else float(g)
+    found = []
+    for _ in range(RATIO_RESAMPLES):
+        gb = games(base[rng.integers(0, len(base), len(base))])
+        go = games(other[rng.integers(0, len(other), len(other))])
+        found.append(go / gb if math.isfinite(gb) else 0.0 if math.isfinite(go) else math.nan)
+    ratios = np.asarray(found)
+    ratios = ratios[~np.isnan(ratios)]
+    point = games(other) / games(base)
+
+    def r(x: float) -> float | None:
+        return round(float(x), 3) if math.isfinite(x) else None
+    low, high = (np.quantile(ratios, [0.025, 0.975], method="inverted_cdf") if len(ratios)
+                 else (math.nan, math.nan))
+    return {"seeds": [len(other), len(base)], "games_to_1_elo": r(point),
+            "interval_95": [r(low), r(high)],
+            "share_within": round(float(np.mean(ratios <= target)), 3) if len(ratios) else None}
+
+
+def ratio_files(base_path: str, other_path: str) -> list[str]:
+    """Per optimiser in both files (written by ``--out``), its games to 1 Elo in
+    the second over the first, with :func:`crossing_ratio`'s interval."""
+    try:
+        base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
+    except (OSError, ValueError) as e:
+        raise HeurtuneError(f"cannot read a results file: {e}") from None
+    lines = []
+    for name in sorted(set(base["results"]) & set(other["results"])):
+        b, o = base["results"][name], other["results"][name]
+        ab, ao = b["answers"][b["answer"]], o["answers"][o["answer"]]
+        if "losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]:
+            raise HeurtuneError(f"{name}: the files need per-seed losses at the same "
+                                "checkpoints (written by this version of oracle.py)")
+        q = crossing_ratio(b["checkpoints"], np.asarray(ab["losses"]), np.asarray(ao["losses"]))
+        low, high = ("-" if x is None else f"{x:.2f}" for x in q["interval_95"])
+        point = "-" if q["games_to_1_elo"] is None else f"{q['games_to_1_elo']:.2f}"
+        lines.append(f"{name}: {other['case']} / {base['case']} games to 1 Elo {point} "
+                     f"(95% {low} to {high}; within 1.3 in {q['share_within']} of resamples; "
+                     f"seeds {q['seeds'][0]} / {q['seeds'][1]})")
+    return lines
+
+
 def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[str, Any]:
     marks = checkpoints(cfg.budget)
     runs = [r for r, _gains in both]
@@ -239,6 +296,7 @@ def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[s
             "worse_than_baseline": [round(float(x), 3)
                                     for x in (curves > start + WORSE).mean(axis=0)],
             "median_never_worse": bool(np.all(median <= start + WORSE)),
+            "losses": [[round(float(x), 4) for x in seed] for seed in curves],
         }
         points = [p for _r, gains in both for p in gains.get(name, [])]
         if points:
@@ -346,11 +404,21 @@ def main() -> int:
     ap.add_argument("--plot", default="", help="write the loss curves as a PNG here")
     ap.add_argument("--budget", type=int, default=0,
                     help="cap every optimiser's games at this (a quick look; 0: their own)")
+    ap.add_argument("--ratio", nargs=2, metavar=("BASE.json", "OTHER.json"),
+                    help="run nothing: per optimiser in both --out files, OTHER's games to 1 "
+                         "Elo over BASE's, with a 95%% bootstrap interval over the seeds")
     ap.add_argument("--validate-spsa", action="store_true")
     ap.add_argument("--validate-pairs", type=int, default=32)
     args = ap.parse_args()
     if args.case == "":
         print(list_cases())
+        return 0
+    if args.ratio:
+        try:
+            print("\n".join(ratio_files(*args.ratio)))
+        except HeurtuneError as e:
+            print(f"oracle.py: error: {e}", file=sys.stderr)
+            return 2
         return 0
     if args.validate_spsa:
         print(json.dumps(validate_spsa(args.seeds, args.validate_pairs)))

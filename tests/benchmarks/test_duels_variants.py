@@ -201,3 +201,88 @@ def test_gain_duels_and_a_wider_gradient_prior_change_the_fit(tmp_path) -> None:
     # the prior's gradient sd doubles (4 times the distance): after 2,000 games the
     # posterior's is still wider everywhere
     assert all(ws > cs for ws, cs in zip(w["g_sd"], c["g_sd"], strict=True))
+
+
+def test_averaged_model_mixes_the_scales_and_is_at_least_as_uncertain() -> None:
+    m = _module()
+    from heurtune.tuning.samplers.quadratic import Observation
+    rng = np.random.default_rng(3)
+    chosen, averaged = QuadraticModel(2), m.AveragedModel(2)
+    for _ in range(60):  # noisy duels on a gentle bowl
+        a, b = rng.uniform(-1, 1, 2), rng.uniform(-1, 1, 2)
+        obs = Observation(a, b, float(np.clip(0.5 + rng.normal(0, 0.05), 0.05, 0.95)), 32)
+        chosen.add(obs)
+        averaged.add(obs)
+    chosen.fit()
+    averaged.fit()
+    assert averaged.mean is not None and averaged.cov is not None
+    # a mixture's covariance holds its members' spread: symmetric, positive definite
+    assert np.allclose(averaged.cov, averaged.cov.T)
+    assert np.all(np.linalg.eigvalsh(averaged.cov) > 0)
+    assert not np.allclose(averaged.mean, chosen.mean)
+
+
+def test_before_is_one_shared_scale_with_clipped_duels() -> None:
+    m = _module()
+    from heurtune.tuning.samplers.quadratic import Observation
+    model = m.SharedScaleModel(1)
+    for _ in range(200):  # a steep slope far from the prior: the one scale must grow
+        model.add(Observation(np.array([0.5]), np.array([-0.5]), 0.75, 1000))
+    model.fit()
+    assert model.scale == model.start_scale > 1.0
+    low, high = np.array([-1.5]), np.array([0.5])
+    # at the upper edge, a curvature duel outward collapses onto the centre (clipped)
+    a, b = m.clipped_points(np.array([0.5]), 1.0, np.array([1.0]), np.array([True]),
+                            np.array([True]), low, high)
+    assert (a[0], b[0]) == (0.5, 0.5)
+    # the same duel in duels' own design turns inward
+    a, b = m.duels.duel_points(np.array([0.5]), 1.0, np.array([1.0]), np.array([True]),
+                               np.array([True]), low, high)
+    assert (a[0], b[0]) == (-0.5, 0.5)
+
+
+def test_edge_far_turns_a_cut_curvature_duel_two_radii_in() -> None:
+    m = _module()
+    low, high = np.array([-2.5, -2.5]), np.array([0.5, 0.5])
+    centre, sign = np.array([0.5, -1.0]), np.array([1.0, 1.0])
+    curvature, plus = np.array([True, True]), np.array([True, True])
+    a, b = m.edge_far_points(centre, 1.0, sign, curvature, plus, low, high)
+    assert (a[0], b[0]) == (-1.5, 0.5)  # turned inward, two radii
+    assert (a[1], b[1]) == (0.0, -1.0)  # room outward: as duel_points
+
+
+def test_paired_reports_the_mean_difference_seed_by_seed(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "skewed", "--variants",
+                           "before,current", "--seeds", "3", "--budget", "8000", "--json",
+                           "--paired"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before, current, paired = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert paired["paired"] == ["before", "current"] and set(paired) > {"4000", "8000"}
+    marks = before["checkpoints"]
+    for games in (4000, 8000):
+        diff = (np.array(current["losses"])[:, marks.index(games)]
+                - np.array(before["losses"])[:, marks.index(games)])
+        assert paired[str(games)][0] == round(float(diff.mean()), 3)
+    assert np.allclose(np.mean(current["losses"], axis=0), current["mean"], atol=2e-3)
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--variants", "current", "--paired"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+    assert proc.returncode == 2 and "exactly two" in proc.stderr
+
+
+def test_ratio_to_reports_each_case_over_the_base_with_an_interval(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "skewed,two", "--variants",
+                           "current", "--seeds", "3", "--budget", "8000", "--json",
+                           "--ratio-to", "skewed"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    skewed, two, q = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert q["ratio"] == ["two", "skewed"] and q["seeds"] == [3, 3]
+    if two["games_to_1_elo"] is not None:
+        # (from the per-seed losses as printed, to 3 decimals: the crossing may move a little)
+        assert abs(q["games_to_1_elo"] - two["games_to_1_elo"] / skewed["games_to_1_elo"]) < 0.02
+    low, high = q["interval_95"]
+    assert low is not None and low <= (q["games_to_1_elo"] or float("inf"))
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "two", "--ratio-to", "skewed"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+    assert proc.returncode == 2 and "must be one of --case" in proc.stderr

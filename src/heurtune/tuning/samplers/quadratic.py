@@ -146,6 +146,7 @@ class QuadraticModel:
     curvature_sd: float = 0.5  # prior sd of h_i, as a fraction of elo_per_range
     interaction_sd: float = 0.5  # prior sd of c_ij, likewise
     offsets: int = 0  # opponents of match observations (one offset each)
+    separate_margin: float = SEPARATE_MARGIN  # see the constant
     # sufficient statistics, weighted by the coin-toss variance of each trial
     # (the estimated variance factor divides them all at fit time)
     _A: np.ndarray | None = field(default=None, repr=False)
@@ -248,7 +249,7 @@ class QuadraticModel:
     def fit(self) -> None:
         """The posterior under the pair of prior scales (curvature, start distance)
         with the largest evidence, or the best shared scale unless the pair beats it
-        by :data:`SEPARATE_MARGIN`."""
+        by ``separate_margin`` (:data:`SEPARATE_MARGIN`)."""
         if self._count == 0:
             self.mean, prec = self._prior(1.0)
             self.cov = np.diag(1.0 / prec)
@@ -266,7 +267,7 @@ class QuadraticModel:
                 if start_scale == scale and (shared is None or fit[0] > shared[0]):
                     shared = fit
         assert best is not None and shared is not None
-        if best[0] < shared[0] + SEPARATE_MARGIN:  # one scale for both explains the data
+        if best[0] < shared[0] + self.separate_margin:  # one scale for both explains the data
             best = shared
         _, self.scale, self.start_scale, self.mean, L = best
         inv = np.linalg.inv(L)

@@ -1,0 +1,72 @@
+"""benchmarks/oracle.py --ratio: one case's games to 1 Elo over another's, with a
+bootstrap interval over the seeds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tests.helpers import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "oracle.py"
+MARKS = [1000, 2000, 4000, 8000, 16000]
+
+
+def _results(path: Path, case: str, losses: list[list[float]]) -> Path:
+    """A results file as ``--out`` writes it, reduced to what --ratio reads."""
+    answer = {"losses": losses, "median": np.median(losses, axis=0).tolist()}
+    path.write_text(json.dumps({"case": case, "results": {"duels": {
+        "answer": "duels", "checkpoints": MARKS, "answers": {"duels": answer}}}}))
+    return path
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, check=False)
+
+
+def test_ratio_of_two_cases_with_its_interval(tmp_path) -> None:
+    rng = np.random.default_rng(5)
+    # the base crosses 1 Elo at 4,000 games in every seed, the other at 8,000
+    base = [[2.0, 1.5, 1.0 - 0.1 * rng.random(), 0.5, 0.2] for _ in range(30)]
+    other = [[2.0, 1.8, 1.5, 1.0 - 0.1 * rng.random(), 0.4] for _ in range(20)]
+    a = _results(tmp_path / "a.json", "fishtest", base)
+    b = _results(tmp_path / "b.json", "far", other)
+    proc = _run("--ratio", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = proc.stdout.strip()
+    assert line.startswith("duels: far / fishtest games to 1 Elo ")
+    point = float(line.split("games to 1 Elo ")[1].split(" ")[0])
+    assert 1.9 <= point <= 2.1  # (the crossing is log-interpolated between checkpoints)
+    low, high = (float(x) for x in line.split("(95% ")[1].split(";")[0].split(" to "))
+    assert 1.8 <= low <= point <= high <= 2.2
+    assert "within 1.3 in 0.0 of resamples; seeds 20 / 30" in line
+    # the same files the other way round: the reciprocal
+    proc = _run("--ratio", str(b), str(a), cwd=tmp_path)
+    back = float(proc.stdout.split("games to 1 Elo ")[1].split(" ")[0])
+    assert abs(back * point - 1.0) < 0.01
+
+
+def test_a_case_that_never_gets_there_is_open_above(tmp_path) -> None:
+    base = [[2.0, 1.5, 0.9, 0.5, 0.2]] * 10
+    never = [[2.0, 2.0, 2.0, 1.8, 1.5]] * 10
+    a = _results(tmp_path / "a.json", "fishtest", base)
+    b = _results(tmp_path / "b.json", "edge", never)
+    proc = _run("--ratio", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "games to 1 Elo - (95% - to -; within 1.3 in 0.0" in proc.stdout
+
+
+def test_files_without_per_seed_losses_are_one_line_and_exit_2(tmp_path) -> None:
+    a = _results(tmp_path / "a.json", "fishtest", [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3)
+    old = json.loads(a.read_text())
+    del old["results"]["duels"]["answers"]["duels"]["losses"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    for files in ((str(a), str(tmp_path / "old.json")), (str(a), str(tmp_path / "missing.json"))):
+        proc = _run("--ratio", *files, cwd=tmp_path)
+        assert proc.returncode == 2
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
