@@ -262,10 +262,16 @@ def ratio_files(base_path: str, other_path: str) -> list[str]:
         base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
     except (OSError, ValueError) as e:
         raise HeurtuneError(f"cannot read a results file: {e}") from None
+    try:
+        common = sorted(set(base["results"]) & set(other["results"]))
+        pairs = [(name, base["results"][name], other["results"][name]) for name in common]
+        answers = [(b["answers"][b["answer"]], o["answers"][o["answer"]]) for _, b, o in pairs]
+    except (KeyError, TypeError):
+        raise HeurtuneError("not a results file of oracle.py --out") from None
+    if not pairs:
+        raise HeurtuneError("no optimiser is in both results files")
     lines = []
-    for name in sorted(set(base["results"]) & set(other["results"])):
-        b, o = base["results"][name], other["results"][name]
-        ab, ao = b["answers"][b["answer"]], o["answers"][o["answer"]]
+    for (name, b, o), (ab, ao) in zip(pairs, answers, strict=True):
         if "losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]:
             raise HeurtuneError(f"{name}: the files need per-seed losses at the same "
                                 "checkpoints (written by this version of oracle.py)")

@@ -66,7 +66,10 @@ def test_files_without_per_seed_losses_are_one_line_and_exit_2(tmp_path) -> None
     old = json.loads(a.read_text())
     del old["results"]["duels"]["answers"]["duels"]["losses"]
     (tmp_path / "old.json").write_text(json.dumps(old))
-    for files in ((str(a), str(tmp_path / "old.json")), (str(a), str(tmp_path / "missing.json"))):
+    (tmp_path / "other.json").write_text(json.dumps({"case": "x", "results": {"spsa": {}}}))
+    (tmp_path / "list.json").write_text("[1, 2]")
+    for files in ((str(a), str(tmp_path / "old.json")), (str(a), str(tmp_path / "missing.json")),
+                  (str(a), str(tmp_path / "other.json")), (str(a), str(tmp_path / "list.json"))):
         proc = _run("--ratio", *files, cwd=tmp_path)
         assert proc.returncode == 2
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
