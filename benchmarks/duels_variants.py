@@ -175,34 +175,26 @@ def baseline_curvature_points(centre: np.ndarray, radius: float, sign: np.ndarra
     return np.where(edge_only, a0, a), np.where(edge_only, b0, b)
 
 
-def edge_half_points(centre: np.ndarray, radius: float, sign: np.ndarray,
-                     edge_only: np.ndarray, plus_side: np.ndarray, low: np.ndarray,
-                     high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``duel_points``, but a curvature duel turned inward at an edge goes half a
-    radius in: with the gradient duel there (edge against a radius in) a third
-    level of that coordinate, so its curvature is measured where the answer is."""
-    a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
-    # where duel_points turned a curvature duel inward, its far point went against sign
-    turned = edge_only & (sign * (np.where(plus_side, a, b) - centre) < 0)
-    half = np.clip(centre - 0.5 * radius * sign, low, high)
-    a = np.where(turned & plus_side, half, a)
-    b = np.where(turned & ~plus_side, half, b)
-    return a, b
+def turned_inward(depth: float) -> Points:
+    """``duel_points``, but a curvature duel that turns inward at an edge goes
+    ``depth`` radii in (clipped to the box): with the gradient duel there (edge
+    against a radius in) a third level of that coordinate."""
+    def points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
+               plus_side: np.ndarray, low: np.ndarray, high: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+        a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
+        # where duel_points turned a curvature duel inward, its far point went against sign
+        turned = edge_only & (sign * (np.where(plus_side, a, b) - centre) < 0)
+        inner = np.clip(centre - depth * radius * sign, low, high)
+        return np.where(turned & plus_side, inner, a), np.where(turned & ~plus_side, inner, b)
+    return points
 
 
-def edge_far_points(centre: np.ndarray, radius: float, sign: np.ndarray,
-                    edge_only: np.ndarray, plus_side: np.ndarray, low: np.ndarray,
-                    high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``duel_points``, but a curvature duel that turns inward at an edge goes two
-    radii in (clipped to the box): with the gradient duel there (edge against a
-    radius in) a third level of that coordinate a whole lever further, so the
-    curvature between the edge and the baseline is measured, not extrapolated."""
-    a, b = duels.duel_points(centre, radius, sign, edge_only, plus_side, low, high)
-    turned = edge_only & (sign * (np.where(plus_side, a, b) - centre) < 0)
-    far = np.clip(centre - 2.0 * radius * sign, low, high)
-    a = np.where(turned & plus_side, far, a)
-    b = np.where(turned & ~plus_side, far, b)
-    return a, b
+# half a radius in: the curvature measured where the answer is
+edge_half_points = turned_inward(0.5)
+# two radii in: a whole lever beyond the gradient duel's, so the curvature between
+# the edge and the baseline is measured, not extrapolated
+edge_far_points = turned_inward(2.0)
 
 
 def edge_narrow_points(centre: np.ndarray, radius: float, sign: np.ndarray,
