@@ -94,6 +94,14 @@ Variants (each changes one thing):
     clipped to the box (no inward turn), no held-out duels.
 ``no-holdout``
     ``current`` without the held-out duels (their cost: a tenth of the games).
+``refits-only``
+    ``no-holdout``, but the model refitted before every 10th trial as a held-out
+    duel does (a regular duel played there): whether the refits, not the games,
+    are what the held-out duels cost.
+``release``
+    a held-out duel is fitted (added to the model's data) once the answer has
+    moved more than ``NEAR`` from the answer it played: it can no longer measure
+    the current answer, so it need not cost the model its games.
 ``shared-scale`` / ``clipped``
     ``current`` with one of ``before``'s two other parts: the one shared prior
     scale, or the clipped duel points.
@@ -373,6 +381,10 @@ class Variant:
     gain_phase: int = 0
     model: Callable[..., QuadraticModel] = QuadraticModel
     holdout_every: int = HOLDOUT_EVERY  # the answer against the baseline, never fitted (0: none)
+    refit_every: int = 0  # a refit before every refit_every-th trial, as a held-out duel does
+    # a held-out duel is fitted once the answer has moved more than duels.NEAR from the
+    # one it played (it can no longer measure the answer then)
+    release: bool = False
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -396,6 +408,8 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-far": Variant(points=edge_far_points),
             "before": Variant(points=clipped_points, model=SharedScaleModel, holdout_every=0),
             "no-holdout": Variant(holdout_every=0),
+            "refits-only": Variant(holdout_every=0, refit_every=HOLDOUT_EVERY),
+            "release": Variant(release=True),
             "shared-scale": Variant(model=SharedScaleModel),
             "clipped": Variant(points=clipped_points),
             "margin-1": Variant(model=partial(QuadraticModel, separate_margin=1.0)),
@@ -425,6 +439,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
     answer_loss: list[float] = []
     centre_loss: list[float] = []
     games = number = 0
+    held: list[tuple[np.ndarray, Observation]] = []  # held-out duels not yet released
 
     def update(every: bool) -> None:
         nonlocal centre, fitted_at
@@ -449,10 +464,19 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
                     posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim))))
         if variant.holdout_every and number % variant.holdout_every == 0:  # never fitted
             update(True)
-            if variant.answer(model, low, high, centre).any():
+            point = variant.answer(model, low, high, centre)
+            if point.any():
+                if variant.release:
+                    pairs = game_scores(draws, np.full((PAIRS, 2), elo(point) - elo(0 * point)),
+                                        case.draw_ratio).mean(axis=1)
+                    held.append((point, Observation(point, np.zeros(case.dim),
+                                                    float(pairs.mean()), 2 * PAIRS,
+                                                    pairs.tolist())))
+                    pending.extend(o for p, o in held if np.abs(p - point).max() > duels.NEAR)
+                    held = [(p, o) for p, o in held if np.abs(p - point).max() <= duels.NEAR]
                 games += 2 * PAIRS
                 continue
-        update(False)
+        update(bool(variant.refit_every) and number % variant.refit_every == 0)
         rng = np.random.default_rng(mix_seed(seed, number, 0x5D))
         sign = rng.choice((-1.0, 1.0), size=case.dim)
         edge_only = rng.random(case.dim) < CURVATURE_SHARE

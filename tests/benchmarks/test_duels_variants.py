@@ -286,3 +286,17 @@ def test_ratio_to_reports_each_case_over_the_base_with_an_interval(tmp_path) -> 
     proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "two", "--ratio-to", "skewed"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
     assert proc.returncode == 2 and "must be one of --case" in proc.stderr
+
+
+def test_release_fits_held_out_duels_and_refits_only_plays_none(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "fishtest", "--variants",
+                           "current,release,no-holdout,refits-only", "--seeds", "1", "--budget",
+                           "16000", "--json", "--path"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {r["variant"]: r["posterior"][0] for r in map(json.loads, proc.stdout.splitlines())}
+    # the same games: released held-out duels are fitted, so the model holds more duels
+    # than without release (the held-out duels' games are played either way)
+    assert rows["release"]["duels"] > rows["current"]["duels"]
+    # without held-out duels every trial is a fitted duel, with or without the refits
+    assert rows["refits-only"]["duels"] == rows["no-holdout"]["duels"] > rows["current"]["duels"]
