@@ -24,10 +24,15 @@ def _module():
     return module
 
 
+def _stand_in(cwd, *args: str) -> subprocess.CompletedProcess[str]:
+    """The stand-in run with ``args`` in ``cwd``."""
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300, check=False)
+
+
 def test_the_stand_in_reaches_the_skewed_optimum_and_reports_each_variant(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "skewed", "--variants",
-                           "current,gated", "--seeds", "3", "--budget", "4000", "--json"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    proc = _stand_in(tmp_path, "--case", "skewed", "--variants",
+                     "current,gated", "--seeds", "3", "--budget", "4000", "--json")
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["variant"] for r in rows] == ["current", "gated"]
@@ -40,8 +45,7 @@ def test_the_stand_in_reaches_the_skewed_optimum_and_reports_each_variant(tmp_pa
 
 def test_unknown_case_or_variant_is_one_line_and_exit_2(tmp_path) -> None:
     for args in (["--case", "nope"], ["--variants", "nope"], ["--seeds", "0"], ["--path"]):
-        proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True,
-                              text=True, cwd=tmp_path, timeout=120, check=False)
+        proc = _stand_in(tmp_path, *args)
         assert proc.returncode == 2
         assert "Traceback" not in proc.stderr and "error:" in proc.stderr.splitlines()[-1]
 
@@ -126,9 +130,8 @@ def test_fixed_duels_stay_around_the_baseline_and_z_answers_are_bolder() -> None
 
 
 def test_path_reports_the_posterior_against_the_truth(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "fishtest", "--variants",
-                           "current", "--seeds", "2", "--budget", "2000", "--json", "--path"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    proc = _stand_in(tmp_path, "--case", "fishtest", "--variants",
+                     "current", "--seeds", "2", "--budget", "2000", "--json", "--path")
     assert proc.returncode == 0, proc.stderr[-3000:]
     (row,) = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(row["posterior"]) == 2
@@ -188,10 +191,9 @@ def test_z_by_dimension_is_the_current_answer_in_four_parameters() -> None:
 
 
 def test_gain_duels_and_a_wider_gradient_prior_change_the_fit(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "fishtest", "--variants",
-                           "current,gain-every-5,start-elo-8", "--seeds", "1", "--budget",
-                           "2000", "--json", "--path"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    proc = _stand_in(tmp_path, "--case", "fishtest", "--variants",
+                     "current,gain-every-5,start-elo-8", "--seeds", "1", "--budget",
+                     "2000", "--json", "--path")
     assert proc.returncode == 0, proc.stderr[-3000:]
     current, gain, wide = ([json.loads(line) for line in proc.stdout.splitlines()])
     assert (current["variant"], gain["variant"], wide["variant"]) == \
@@ -252,10 +254,9 @@ def test_edge_far_turns_a_cut_curvature_duel_two_radii_in() -> None:
 
 
 def test_paired_reports_the_mean_difference_seed_by_seed(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "skewed", "--variants",
-                           "before,current", "--seeds", "3", "--budget", "8000", "--json",
-                           "--paired"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    proc = _stand_in(tmp_path, "--case", "skewed", "--variants",
+                     "before,current", "--seeds", "3", "--budget", "8000", "--json",
+                     "--paired")
     assert proc.returncode == 0, proc.stderr[-3000:]
     before, current, paired = [json.loads(line) for line in proc.stdout.splitlines()]
     assert paired["paired"] == ["before", "current"] and set(paired) > {"4000", "8000"}
@@ -265,16 +266,14 @@ def test_paired_reports_the_mean_difference_seed_by_seed(tmp_path) -> None:
                 - np.array(before["losses"])[:, marks.index(games)])
         assert paired[str(games)][0] == round(float(diff.mean()), 3)
     assert np.allclose(np.mean(current["losses"], axis=0), current["mean"], atol=2e-3)
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--variants", "current", "--paired"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+    proc = _stand_in(tmp_path, "--variants", "current", "--paired")
     assert proc.returncode == 2 and "exactly two" in proc.stderr
 
 
 def test_ratio_to_reports_each_case_over_the_base_with_an_interval(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "skewed,two", "--variants",
-                           "current", "--seeds", "3", "--budget", "8000", "--json",
-                           "--ratio-to", "skewed"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    proc = _stand_in(tmp_path, "--case", "skewed,two", "--variants",
+                     "current", "--seeds", "3", "--budget", "8000", "--json",
+                     "--ratio-to", "skewed")
     assert proc.returncode == 0, proc.stderr[-3000:]
     skewed, two, q = [json.loads(line) for line in proc.stdout.splitlines()]
     assert q["ratio"] == ["two", "skewed"] and q["seeds"] == [3, 3]
@@ -283,16 +282,14 @@ def test_ratio_to_reports_each_case_over_the_base_with_an_interval(tmp_path) -> 
         assert abs(q["games_to_1_elo"] - two["games_to_1_elo"] / skewed["games_to_1_elo"]) < 0.02
     low, high = q["interval_95"]
     assert low is not None and low <= (q["games_to_1_elo"] or float("inf"))
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "two", "--ratio-to", "skewed"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+    proc = _stand_in(tmp_path, "--case", "two", "--ratio-to", "skewed")
     assert proc.returncode == 2 and "must be one of --case" in proc.stderr
 
 
 def test_release_fits_held_out_duels_and_refits_only_plays_none(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--case", "fishtest", "--variants",
-                           "current,release,no-holdout,refits-only", "--seeds", "1", "--budget",
-                           "16000", "--json", "--path"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    proc = _stand_in(tmp_path, "--case", "fishtest", "--variants",
+                     "current,release,no-holdout,refits-only", "--seeds", "1", "--budget",
+                     "16000", "--json", "--path")
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = {r["variant"]: r["posterior"][0] for r in map(json.loads, proc.stdout.splitlines())}
     # the same games: released held-out duels are fitted, so the model holds more duels
