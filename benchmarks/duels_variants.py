@@ -119,6 +119,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -138,7 +139,6 @@ from heurtune.match.play import mix_seed  # noqa: E402
 from heurtune.tuning.samplers import duels  # noqa: E402
 from heurtune.tuning.samplers.quadratic import (  # noqa: E402
     SCALES,
-    SEPARATE_MARGIN,
     Observation,
     QuadraticModel,
     n_features,
@@ -310,7 +310,7 @@ def edge_slope_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
 class AveragedModel(QuadraticModel):
     """The sampler's model with its prior scales averaged over, not chosen: the
     posterior is the mixture of the 81 pairs' posteriors, each weighted by its
-    evidence (a shared pair's by ``SEPARATE_MARGIN`` more, the margin as a
+    evidence (a shared pair's by ``separate_margin`` more, the margin as a
     hyperprior), moment-matched to one normal. So where the data do not tell the
     scales apart the answer sees the spread of what they imply."""
 
@@ -323,7 +323,7 @@ class AveragedModel(QuadraticModel):
             for start_scale in SCALES:
                 found = self.posterior(scale, start_scale)
                 if found is not None:
-                    weight = found[0] + (SEPARATE_MARGIN if scale == start_scale else 0.0)
+                    weight = found[0] + (self.separate_margin if scale == start_scale else 0.0)
                     fits.append((weight, scale, start_scale, found[1], found[2]))
         top = max(f[0] for f in fits)
         w = np.array([np.exp(f[0] - top) for f in fits])
@@ -338,24 +338,9 @@ class AveragedModel(QuadraticModel):
         self.scale, self.start_scale = mode[1], mode[2]
 
 
-class SharedScaleModel(QuadraticModel):
-    """The sampler's model as it was before 2026-11-24: one empirical-Bayes scale
-    shared by the curvature and the baseline's distance (the 9 shared pairs only)."""
-
-    def fit(self) -> None:
-        if self._count == 0:
-            super().fit()
-            return
-        best = None
-        for scale in SCALES:
-            found = self.posterior(scale, scale)
-            if found is not None and (best is None or found[0] > best[0]):
-                best = (found[0], scale, found[1], found[2])
-        assert best is not None
-        _, self.scale, self.mean, L = best
-        self.start_scale = self.scale
-        inv = np.linalg.inv(L)
-        self.cov = inv.T @ inv
+# The sampler's model as it was before 2026-11-24: one empirical-Bayes scale shared by
+# the curvature and the baseline's distance (separate scales never beat it)
+SharedScaleModel = partial(QuadraticModel, separate_margin=math.inf)
 
 
 def clipped_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
@@ -467,9 +452,10 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
             point = variant.answer(model, low, high, centre)
             if point.any():
                 if variant.release:
-                    pairs = game_scores(draws, np.full((PAIRS, 2), elo(point) - elo(0 * point)),
+                    baseline = np.zeros(case.dim)
+                    pairs = game_scores(draws, np.full((PAIRS, 2), elo(point) - elo(baseline)),
                                         case.draw_ratio).mean(axis=1)
-                    held.append((point, Observation(point, np.zeros(case.dim),
+                    held.append((point, Observation(point, baseline,
                                                     float(pairs.mean()), 2 * PAIRS,
                                                     pairs.tolist())))
                     pending.extend(o for p, o in held if np.abs(p - point).max() > duels.NEAR)
