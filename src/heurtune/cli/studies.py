@@ -60,7 +60,7 @@ class Tune(Command):
         from heurtune.cli.results import run_confirmation
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.studyfile import check_study_name
-        from heurtune.tuning.views import gain_text, params_text, positions_text
+        from heurtune.tuning.views import bounds_text, gain_text, params_text, positions_text
 
         sf = load_study_file(args.study_file)
         dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
@@ -111,6 +111,8 @@ class Tune(Command):
             gain = gain_text(found.detail)
             print(f"{found.label}: {params_text(found.params)}"
                   + (f" (gain over the baseline: {gain})" if gain else ""))
+            if bounds_text(found.detail):
+                print(f"{found.label}: {bounds_text(found.detail)}")
         if summary.confirm is not None:
             run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard)
         elif summary.confirmed_already:

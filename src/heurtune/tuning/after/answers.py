@@ -25,7 +25,10 @@ it. The ``duels`` answer adds its *measured* gain, from held-out duels of the
 answer against the baseline that the model never saw (``measured_gain``,
 ``measured_gain_ci``: a 95% interval, Elo, None until one played near the
 answer; ``measured_duels``, ``measured_games``; see
-heurtune.tuning.samplers.duels).
+heurtune.tuning.samplers.duels). Both model answers name the parameters whose
+best may lie beyond the searched box (``beyond_bounds``: name to ``"upper"`` or
+``"lower"``): the model's maximum sits on that bound and its gain still rises
+through it, the slope above zero by two sd. Widen those ranges and tune again.
 
 A study file's ``answer`` says which one ``export`` writes when the study is
 not confirmed (``auto``: the duel sampler's own, else the best trial).
@@ -51,6 +54,7 @@ from heurtune.tuning.samplers import (
     QuadraticModel,
     SamplerSpec,
     UnitBox,
+    beyond_bounds,
     make_sampler,
 )
 from heurtune.tuning.study import (
@@ -149,13 +153,15 @@ def _model(space: ParamSpace, baseline: Mapping[str, Value],
                                   int(t.user_attrs[schema.GAMES]),
                                   t.user_attrs.get(schema.PAIR_SCORES, ())))
     model.fit()
-    point, gain, sd = model.recommend(-1.0 - u0, 1.0 - u0, MODEL_Z)
+    low, high = -1.0 - u0, 1.0 - u0
+    point, gain, sd = model.recommend(low, high, MODEL_Z)
     params = ({n: baseline[n] for n in box.names} if not point.any()
               else box.from_unit(u0 + point))
     return Answer("model", params,
                   detail={"is_baseline": not point.any(), "model_gain": gain,
                           "model_gain_sd": sd, "trials": len(played),
-                          "prior_scale": model.scale, "prior_start_scale": model.start_scale})
+                          "prior_scale": model.scale, "prior_start_scale": model.start_scale,
+                          "beyond_bounds": beyond_bounds(model, box, low, high)})
 
 
 def study_answers(study: optuna.Study, base: EngineConfig,

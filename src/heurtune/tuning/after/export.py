@@ -66,8 +66,11 @@ def _answer_gain(study: optuna.Study, base: EngineConfig) -> dict[str, Any]:
     """The unconfirmed default answer's gain figures for the provenance (empty for
     a trial, or an answer without them)."""
     answer = default_answer(study, base)
-    return {new: answer.detail[old] for old, new in GAIN_KEYS.items()
-            if answer.detail.get(old) is not None}
+    out = {new: answer.detail[old] for old, new in GAIN_KEYS.items()
+           if answer.detail.get(old) is not None}
+    if answer.detail.get("beyond_bounds"):  # the best may lie beyond these bounds
+        out["beyond_bounds"] = dict(answer.detail["beyond_bounds"])
+    return out
 
 
 def best_config(storage_url: str, study_name: str) -> EngineConfig:

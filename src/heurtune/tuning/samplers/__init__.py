@@ -11,7 +11,12 @@ from heurtune.tuning.samplers._seeding import TrialSeededSampler
 from heurtune.tuning.samplers.build import make_sampler
 from heurtune.tuning.samplers.distributions import suggest, to_optuna
 from heurtune.tuning.samplers.duels import DuelsSampler, MeasuredGain, is_holdout, measured_gain
-from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, UnitBox
+from heurtune.tuning.samplers.quadratic import (
+    Observation,
+    QuadraticModel,
+    UnitBox,
+    beyond_bounds,
+)
 from heurtune.tuning.samplers.registry import (
     DUEL_SAMPLERS,
     KINDS,
@@ -42,6 +47,7 @@ __all__ = [
     "SpsaSampler",
     "TrialSeededSampler",
     "UnitBox",
+    "beyond_bounds",
     "check_space",
     "is_holdout",
     "make_sampler",

@@ -33,7 +33,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.match.stats import elo, score_interval
 from heurtune.tuning.samplers._duel import DuelSampler, duel_result
-from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel
+from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, beyond_bounds
 from heurtune.tuning.samplers.registry import SamplerContext, SamplerSpec
 from heurtune.tuning.study import duel_of
 
@@ -190,7 +190,8 @@ class DuelsSampler(DuelSampler):
         ``measured_gain_ci``, 95%, pooled over ``measured_duels`` held-out duels
         of ``measured_games`` games; None where none played near this answer
         yet, or it is the baseline itself, ``is_baseline``; ``held_out``: every
-        held-out duel)."""
+        held-out duel; ``beyond_bounds``: the parameters whose best may lie beyond
+        the box, :func:`~heurtune.tuning.samplers.quadratic.beyond_bounds`)."""
         self.update(trials, every=True)
         point, mean, sd = self.recommend()
         params = self.baseline if not point.any() else self.box.from_unit(self.u0 + point)
@@ -203,6 +204,8 @@ class DuelsSampler(DuelSampler):
                 "measured_duels": 0 if m is None else m.duels,
                 "measured_games": 0 if m is None else m.games,
                 "held_out": len(self.held_out), "duels": self.model.observations,
+                "beyond_bounds": beyond_bounds(self.model, self.box, self.low, self.high,
+                                               self._centre),
                 "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale}
 
 

@@ -12,6 +12,7 @@ from heurtune.tuning.views.dashboard import (
 )
 from heurtune.tuning.views.report import REPORTS, build_report, report_path, write_report
 from heurtune.tuning.views.text import (
+    bounds_text,
     confirmation_line,
     gain_text,
     params_text,
@@ -29,6 +30,7 @@ __all__ = [
     "artifact_folder",
     "dashboard_app",
     "read_only",
+    "bounds_text",
     "build_report",
     "confirmation_line",
     "gain_text",

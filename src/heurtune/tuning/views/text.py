@@ -94,6 +94,17 @@ def gain_text(detail: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def bounds_text(detail: Mapping[str, Any]) -> str:
+    """The parameters an answer's ``detail`` says the best may lie beyond (its
+    ``beyond_bounds``) as one sentence; empty when none."""
+    beyond = detail.get("beyond_bounds") or {}
+    if not beyond:
+        return ""
+    where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
+    return (f"the best may lie beyond {where}: the model's gain still rises through it "
+            "(widen the range and tune again)")
+
+
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
     """What ``export`` writes while the study is unconfirmed, where that is an
     answer rather than a trial (a duel sampler's, the model's); None for the best
@@ -204,8 +215,10 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     where = folder if folder is not None else tuning.get("artifacts")
     answer = unconfirmed_answer(study)
     gain = gain_text(answer.detail) if answer is not None else ""
+    bounds = bounds_text(answer.detail) if answer is not None else ""
     answer_row = ([(f"answer {answer.name}", params_text(answer.params)
-                    + (f"; gain over the baseline: {gain}" if gain else ""))]
+                    + (f"; gain over the baseline: {gain}" if gain else "")
+                    + (f"; {bounds}" if bounds else ""))]
                   if answer is not None else [])
     return [
         ("study file", tuning.get("study_file") or "-"),
