@@ -229,6 +229,18 @@ def fixed_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only:
                              low, high)
 
 
+def path_points(centre: np.ndarray, radius: float, low: np.ndarray, high: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """A duel along the line from the baseline through the model's maximum: the
+    maximum moved ``radius`` (in its largest coordinate) outward against it moved
+    as far back, each coordinate then clipped to the box. The answer lies on that line (between
+    the baseline and the maximum, mostly), so its lower bound is about the gain
+    along it: random-sign duels measure that sum of slopes with d times the
+    variance (d parameters), a duel along the line with one."""
+    u = centre / np.abs(centre).max()
+    return (np.clip(centre + radius * u, low, high), np.clip(centre - radius * u, low, high))
+
+
 def z_answer(z: float) -> Answer:
     """The sampler's answer with the lower bound at ``mean - z sd``."""
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
@@ -370,6 +382,9 @@ class Variant:
     # a held-out duel is fitted once the answer has moved more than duels.NEAR from the
     # one it played (it can no longer measure the answer then)
     release: bool = False
+    # this share of the duels (unless held out) along the line from the baseline through
+    # the model's maximum: ``path_points`` (0: none)
+    path_share: float = 0.0
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -397,6 +412,8 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "release": Variant(release=True),
             "shared-scale": Variant(model=SharedScaleModel),
             "clipped": Variant(points=clipped_points),
+            "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
+            "path-50": Variant(path_share=0.5),
             "margin-1": Variant(model=partial(QuadraticModel, separate_margin=1.0)),
             "margin-0": Variant(model=partial(QuadraticModel, separate_margin=0.0))}
 
@@ -467,9 +484,12 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
         sign = rng.choice((-1.0, 1.0), size=case.dim)
         edge_only = rng.random(case.dim) < CURVATURE_SHARE
         plus_side = rng.random(case.dim) < 0.5
+        along = variant.path_share and rng.random() < variant.path_share  # drawn last
         if variant.gain_every and number % variant.gain_every == variant.gain_phase \
                 and np.abs(centre).max() > 1e-9:
             a, b = centre.copy(), np.zeros(case.dim)
+        elif along and np.abs(centre).max() > 1e-9:
+            a, b = path_points(centre, RADIUS, low, high)
         else:
             a, b = variant.points(centre, RADIUS, sign, edge_only, plus_side, low, high)
         pairs = game_scores(draws, np.full((PAIRS, 2), elo(a) - elo(b)),

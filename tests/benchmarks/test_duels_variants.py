@@ -297,3 +297,14 @@ def test_release_fits_held_out_duels_and_refits_only_plays_none(tmp_path) -> Non
     assert rows["release"]["duels"] > rows["current"]["duels"]
     # without held-out duels every trial is a fitted duel, with or without the refits
     assert rows["refits-only"]["duels"] == rows["no-holdout"]["duels"] > rows["current"]["duels"]
+
+
+def test_path_duels_go_along_the_line_from_the_baseline_through_the_maximum() -> None:
+    m = _module()
+    low, high = np.array([-1.5, -1.5, -0.5]), np.array([0.5, 0.5, 1.5])
+    centre = np.array([0.5, -0.25, 0.0])  # on the upper edge in x1
+    a, b = m.path_points(centre, 1.0, low, high)
+    # the maximum plus / minus a radius along centre / |centre|_inf = (1, -0.5, 0), each
+    # coordinate then clipped to the box (x1 of the outer point)
+    assert np.allclose(a, [0.5, -0.75, 0.0]) and np.allclose(b, [-0.5, 0.25, 0.0])
+    assert m.VARIANTS["path-25"].path_share == 0.25 and m.VARIANTS["current"].path_share == 0.0

@@ -1,0 +1,36 @@
+"""benchmarks/duels_design.py (what a design of duels can know of the best's gain) and
+benchmarks/beyond_bounds.py (how often answers name a bound)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.helpers import ROOT
+
+DESIGN = ROOT / "benchmarks" / "duels_design.py"
+BEYOND = ROOT / "benchmarks" / "beyond_bounds.py"
+
+
+def _run(script, cwd, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=300, check=False)
+
+
+def test_the_c_optimal_design_knows_the_best_at_least_as_well(tmp_path) -> None:
+    proc = _run(DESIGN, tmp_path, "--case", "edge", "--duels", "100", "--path", "0.5")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    sd = {line.split("duels")[1].split("sd at")[0].strip():
+          float(line.split("sd at the best ")[1].split(",")[0].split(";")[0])
+          for line in proc.stdout.splitlines()}
+    assert set(sd) == {"current", "path 0.5", "c-optimal"}
+    # Frank-Wolfe starts from the sampler's design and only ever lowers the sd
+    assert sd["c-optimal"] <= sd["current"] and sd["path 0.5"] < sd["current"]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
+    for script, args in ((DESIGN, ["--case", "nope"]), (DESIGN, ["--duels", "x"]),
+                         (DESIGN, ["--path", "2"]), (BEYOND, ["nope", "3"]), (BEYOND, [])):
+        proc = _run(script, tmp_path, *args)
+        assert proc.returncode == 2, (script, args)
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) >= 1
