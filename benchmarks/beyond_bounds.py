@@ -15,8 +15,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duels_variants as dv  # noqa: E402
 
@@ -34,17 +32,8 @@ for _name, _elo in (("outside", 2.0), ("steep", 20.0)):
 
 def on_bounds(model: QuadraticModel, case: oracle.OracleCase) -> list[tuple[float, float]]:
     """(outward slope mean, sd) for every bound the model's maximum lies on."""
-    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
-    u0 = 2.0 * (np.asarray(case.start) - low_x) / (high_x - low_x) - 1.0
-    low, high = -1.0 - u0, 1.0 - u0
-    point = model.argmax_mean(low, high, np.zeros(model.dim))
-    out = []
-    for i in range(model.dim):
-        for bound, outward in ((high[i], 1.0), (low[i], -1.0)):
-            if abs(point[i] - bound) <= 1e-9:
-                mean, sd = model.slope(point, i)
-                out.append((outward * mean, sd))
-    return out
+    low, high, _best = dv.relative_box(case)
+    return [(mean, sd) for _i, _side, mean, sd in model.on_bounds(low, high)]
 
 
 def main() -> int:

@@ -34,21 +34,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# benchmarks/duels_variants.py: the sampler's defaults, the case's box in its coordinates,
+# path duels
+from duels_variants import CURVATURE_SHARE, RADIUS, path_points, relative_box  # noqa: E402
+
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
 from heurtune.tuning.samplers.duels import duel_points  # noqa: E402
 from heurtune.tuning.samplers.quadratic import ELO_PER_SCORE, QuadraticModel, features  # noqa: E402
 
 # one duel of 16 pairs (32 games) at an even score and 61% draws: its Elo variance
 DUEL_VARIANCE = (1.0 - 0.61) * 0.25 / 32 * ELO_PER_SCORE ** 2
-RADIUS, CURVATURE_SHARE = 1.0, 0.2  # the sampler's defaults
-
-
-def geometry(case: OracleCase) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The box around the baseline and the in-box best, in relative unit coordinates."""
-    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
-    u0 = 2.0 * (np.asarray(case.start) - low_x) / (high_x - low_x) - 1.0
-    best = 2.0 * (np.asarray(case.best) - low_x) / (high_x - low_x) - 1.0 - u0
-    return -1.0 - u0, 1.0 - u0, best
 
 
 def prior_precision(dim: int) -> np.ndarray:
@@ -58,7 +53,7 @@ def prior_precision(dim: int) -> np.ndarray:
 def design_information(case: OracleCase, duels: int, path_share: float = 0.0,
                        seed: int = 0) -> np.ndarray:
     """The information of ``duels`` of the sampler's design around the true best."""
-    low, high, best = geometry(case)
+    low, high, best = relative_box(case)
     rng = np.random.default_rng(seed)
     info = np.zeros((len(features(best)),) * 2)
     for _ in range(duels):
@@ -66,8 +61,7 @@ def design_information(case: OracleCase, duels: int, path_share: float = 0.0,
         edge_only = rng.random(case.dim) < CURVATURE_SHARE
         plus_side = rng.random(case.dim) < 0.5
         if rng.random() < path_share:
-            u = best / np.abs(best).max()
-            a, b = np.clip(best + RADIUS * u, low, high), np.clip(best - RADIUS * u, low, high)
+            a, b = path_points(best, RADIUS, low, high)
         else:
             a, b = duel_points(best, RADIUS, sign, edge_only, plus_side, low, high)
         x = features(a) - features(b)
@@ -84,7 +78,7 @@ def c_optimal(case: OracleCase, duels: int, steps: int = 3000
               ) -> tuple[float, list[tuple[float, list[float], list[float]]]]:
     """The smallest sd at the best over mixtures of grid duels (Frank-Wolfe from the
     sampler's design), and the duels with the largest shares."""
-    low, high, best = geometry(case)
+    low, high, best = relative_box(case)
     levels = [sorted({*np.linspace(low[i], high[i], 5).round(9), 0.0, round(best[i], 9)})
               for i in range(case.dim)]
     points = np.array(list(itertools.product(*levels)))
@@ -134,7 +128,7 @@ def main() -> int:
             ap.error(f"unknown case {name!r} (known: {', '.join(CASES)})")
     for name in args.case.split(","):
         case = CASES[name]
-        best = geometry(case)[2]
+        best = relative_box(case)[2]
         prior = prior_precision(case.dim)
         for n in counts:
             rows = [("current", 0.0)] + [(f"path {q:g}", q) for q in paths]

@@ -419,6 +419,19 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
 
 
 # -- one run -------------------------------------------------------------------
+def unit(case: OracleCase, x: object) -> np.ndarray:
+    """A point of the case's box in unit coordinates ([-1, 1] per parameter)."""
+    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
+    return 2.0 * (np.asarray(x) - low_x) / (high_x - low_x) - 1.0
+
+
+def relative_box(case: OracleCase) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The case's box and its in-box best in the sampler's coordinates: unit
+    coordinates relative to the baseline."""
+    u0 = unit(case, case.start)
+    return -1.0 - u0, 1.0 - u0, unit(case, case.best) - u0
+
+
 def run(case: OracleCase, variant: Variant, seed: int, budget: int
         ) -> tuple[list[float], list[float], float, dict[str, object]]:
     """The loss of the answer and of the model's maximum at every checkpoint, the
@@ -429,8 +442,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
     def elo(d: np.ndarray) -> float:  # d: unit coordinates relative to the baseline
         return case.elo(low_x + (np.clip(u0 + d, -1.0, 1.0) + 1.0) / 2.0 * (high_x - low_x))
 
-    u0 = 2.0 * (case.start - low_x) / (high_x - low_x) - 1.0
-    low, high = -1.0 - u0, 1.0 - u0
+    u0 = unit(case, case.start)
+    low, high, best = relative_box(case)
     model = variant.model(case.dim, elo_per_range=variant.elo_per_range,
                           start_elo=variant.start_elo)
     model.fit()
@@ -461,7 +474,6 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int
             answer_loss.append(-elo(variant.answer(model, low, high, centre)))
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
-            best = 2.0 * (np.asarray(case.best) - low_x) / (high_x - low_x) - 1.0 - u0
             return (answer_loss, centre_loss, model.gain(best)[0],
                     posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim))))
         if variant.holdout_every and number % variant.holdout_every == 0:  # never fitted

@@ -111,8 +111,9 @@ class Tune(Command):
             gain = gain_text(found.detail)
             print(f"{found.label}: {params_text(found.params)}"
                   + (f" (gain over the baseline: {gain})" if gain else ""))
-            if bounds_text(found.detail):
-                print(f"{found.label}: {bounds_text(found.detail)}")
+            bounds = bounds_text(found.detail)
+            if bounds:
+                print(f"{found.label}: {bounds}")
         if summary.confirm is not None:
             run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard)
         elif summary.confirmed_already:

@@ -313,21 +313,28 @@ class QuadraticModel:
                 s[2 * d + k] = point[b if a == i else a]
         return float(s @ self.mean), math.sqrt(max(float(s @ self.cov @ s), 0.0))
 
-    def beyond(self, low: np.ndarray, high: np.ndarray, z: float = BEYOND_Z,
-               start: np.ndarray | None = None) -> dict[int, int]:
-        """Where the best may lie beyond the box: the coordinates on whose bound the
-        posterior mean's maximum in the box (:meth:`argmax_mean`) lies while the gain
-        still rises through it, its slope's lower bound ``mean - z sd`` outward above
-        zero; each with +1 (the upper bound) or -1 (the lower one)."""
+    def on_bounds(self, low: np.ndarray, high: np.ndarray, start: np.ndarray | None = None
+                  ) -> list[tuple[int, int, float, float]]:
+        """The bounds the posterior mean's maximum in the box (:meth:`argmax_mean`)
+        lies on: (coordinate, +1 for the upper bound or -1 for the lower one, and the
+        mean and sd of the gain's slope outward through it)."""
         point = self.argmax_mean(low, high, np.zeros(self.dim) if start is None else start)
-        out: dict[int, int] = {}
+        out = []
         for i in range(self.dim):
             for bound, outward in ((high[i], 1), (low[i], -1)):
                 if abs(point[i] - bound) <= 1e-9:
                     mean, sd = self.slope(point, i)
-                    if outward * mean - z * sd > 0.0:
-                        out[i] = outward
+                    out.append((i, outward, outward * mean, sd))
         return out
+
+    def beyond(self, low: np.ndarray, high: np.ndarray, z: float = BEYOND_Z,
+               start: np.ndarray | None = None) -> dict[int, int]:
+        """Where the best may lie beyond the box: the bounds the posterior mean's
+        maximum lies on (:meth:`on_bounds`) while the gain still rises through them,
+        the slope's lower bound ``mean - z sd`` outward above zero; coordinate to +1
+        (the upper bound) or -1 (the lower one)."""
+        return {i: outward for i, outward, mean, sd in self.on_bounds(low, high, start)
+                if mean - z * sd > 0.0}
 
     def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
         """Where the posterior mean is highest inside the box [low, high] (a local
