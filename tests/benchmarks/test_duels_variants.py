@@ -308,3 +308,36 @@ def test_path_duels_go_along_the_line_from_the_baseline_through_the_maximum() ->
     # coordinate then clipped to the box (x1 of the outer point)
     assert np.allclose(a, [0.5, -0.75, 0.0]) and np.allclose(b, [-0.5, 0.25, 0.0])
     assert m.VARIANTS["path-25"].path_share == 0.25 and m.VARIANTS["current"].path_share == 0.0
+
+
+def test_aligned_streams_draw_each_trials_games_by_its_number(monkeypatch) -> None:
+    """With ``aligned``, a trial's games come from a stream of its own: two variants
+    that hold out different trials still draw the same games at the same trial
+    numbers; by default one stream runs on in the order of play."""
+    m = _module()
+    seen: list[str] = []
+    real = m.game_scores
+
+    def recording(rng, elo_diffs, draw_ratio):
+        seen.append(json.dumps(rng.bit_generator.state, sort_keys=True))
+        return real(rng, elo_diffs, draw_ratio)
+
+    monkeypatch.setattr(m, "game_scores", recording)
+    case = m.CASES["skewed"]  # its answer leaves the baseline at once: held-out duels play
+
+    def states(variant: str, aligned: bool) -> list[str]:
+        seen.clear()
+        m.run(case, m.VARIANTS[variant], 5, 4000, aligned)
+        return list(seen)
+
+    held, free = states("current", True), states("no-holdout", True)
+    # every trial of ``current`` that duels is the same trial of ``no-holdout``: its
+    # stream starts where that one's does; the held-out slots are the ones missing
+    assert set(held) < set(free)
+    assert len(free) - len(held) >= 5 and len(set(free)) == len(free)
+    by_order, free_by_order = states("current", False), states("no-holdout", False)
+    # by default one stream in the order of play: ``current``'s k-th duel draws what
+    # ``no-holdout``'s k-th trial drew, so after the first held-out slot the two pair
+    # each trial with the one before it
+    assert by_order == free_by_order[:len(by_order)] and len(by_order) < len(free_by_order)
+    assert not set(by_order) & set(held)
