@@ -482,6 +482,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
 
     while True:
         number += 1
+        # with --aligned, this trial's games: a stream of its own, by trial number
+        own = np.random.default_rng(mix_seed(seed, number, 0xD1CE)) if aligned else None
         while len(answer_loss) < len(marks) and games >= marks[len(answer_loss)]:
             update(True)
             answer_loss.append(-elo(variant.answer(model, low, high, centre)))
@@ -495,10 +497,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             if point.any():
                 if variant.release:
                     baseline = np.zeros(case.dim)
-                    own = (np.random.default_rng(mix_seed(seed, number, 0xD1CE)) if aligned
-                           else held_draws)
-                    pairs = game_scores(own, np.full((PAIRS, 2),
-                                                            elo(point) - elo(baseline)),
+                    pairs = game_scores(held_draws if own is None else own,
+                                        np.full((PAIRS, 2), elo(point) - elo(baseline)),
                                         case.draw_ratio).mean(axis=1)
                     held.append((point, Observation(point, baseline,
                                                     float(pairs.mean()), 2 * PAIRS,
@@ -509,8 +509,6 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
                 continue
         update(bool(variant.refit_every) and number % variant.refit_every == 0)
         rng = np.random.default_rng(mix_seed(seed, number, 0x5D))
-        stream = (np.random.default_rng(mix_seed(seed, number, 0xD1CE)) if aligned
-                  else draws)
         sign = rng.choice((-1.0, 1.0), size=case.dim)
         edge_only = rng.random(case.dim) < CURVATURE_SHARE
         plus_side = rng.random(case.dim) < 0.5
@@ -522,7 +520,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             a, b = path_points(centre, RADIUS, low, high)
         else:
             a, b = variant.points(centre, RADIUS, sign, edge_only, plus_side, low, high)
-        pairs = game_scores(stream, np.full((PAIRS, 2), elo(a) - elo(b)),
+        pairs = game_scores(draws if own is None else own, np.full((PAIRS, 2), elo(a) - elo(b)),
                             case.draw_ratio).mean(axis=1)
         games += 2 * PAIRS
         pending.append(Observation(a, b, float(pairs.mean()), 2 * PAIRS, pairs.tolist()))
