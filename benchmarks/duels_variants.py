@@ -3,17 +3,18 @@
 
     python benchmarks/duels_variants.py --case edge,fishtest [--variants current,gated]
                                         [--seeds 20] [--budget 64000] [--json [--path]]
-                                        [--paired] [--aligned]
+                                        [--paired] [--aligned] [--cases MY_CASES.py]
 
 It plays the duels sampler's own loop (heurtune.tuning.samplers.duels: the same
-QuadraticModel, refit schedule, ``duel_points``, held-out duels every 10th trial
-and per-trial random streams) against the oracle's game draws
+QuadraticModel, refit schedule, ``duel_points``, ``toward_edges``, held-out duels
+every 10th trial and per-trial random streams) against the oracle's game draws
 (heurtune.match.oracle.game_scores), 16 pairs per trial, and reads the answer
 at the benchmark's checkpoints; no study, no storage, so a case of 20 seeds
 takes about 50 s on one core instead of 4 to 6 minutes. Its random streams are
 not the benchmark's, so its figures differ from it by seed noise (20 seeds: up
 to a few thousand games either way; docs/results/optimisers.md compares them).
-It is for deciding what is worth a real benchmark run, not the record.
+It is for deciding what is worth a real benchmark run, not the record. ``--cases
+FILE.py`` adds cases of your own first, as ``benchmarks/oracle.py --cases`` does.
 
 Per case and variant: games until the median answer over the seeds is within 1
 Elo and 0.5 Elo of the in-box best (log-interpolated between checkpoints, as
@@ -39,7 +40,11 @@ from a stream of its own either way.
 Variants (each changes one thing):
 
 ``current``
-    heurtune's ``duels`` as it is.
+    heurtune's ``duels`` as it is (its answer moved toward an edge since 2026-11-25:
+    ``edge_answer = "curved"``, :func:`heurtune.tuning.samplers.duels.toward_edges`).
+``edge-off``
+    ``current`` with the answer as it was before: the point of highest lower bound,
+    never moved toward an edge (``edge_answer = "off"``).
 ``shifted``
     duels centred a radius inside the box's edge: a coordinate whose centre lies
     within ``EDGE_ROOM`` radii of an edge is duelled around the point a radius
@@ -71,9 +76,10 @@ Variants (each changes one thing):
     the current answer with its lower bound at mean - 0.5 sd / mean - 0.25 sd
     (the sampler's ``z`` option; 1 by default).
 ``edge-gated``
-    the current answer, then its coordinates where the model's maximum lies at an
-    edge moved toward it: the highest mean gain on that segment whose lower bound is
-    still positive (``gated``, for the edge's coordinates only).
+    the lower bound's point, then its coordinates where the model's maximum lies at
+    an edge moved toward it, whatever the fitted curvature: the highest mean gain on
+    that segment whose lower bound is still positive (``gated``, for the edge's
+    coordinates only; ``edge_answer = "always"``).
 ``gain-every-5`` / ``gain-every-3``
     every 5th / 3rd trial (unless held out) duels the model's maximum against the
     baseline, and the model fits it: a direct measurement of the gain the answer's
@@ -99,7 +105,8 @@ Variants (each changes one thing):
 ``before``
     ``duels`` as it was on 2026-11-23, the reference for "no regression": one
     empirical-Bayes scale shared by curvature and gradient, every duel point
-    clipped to the box (no inward turn), no held-out duels.
+    clipped to the box (no inward turn), no held-out duels, the lower bound's point
+    as the answer.
 ``no-holdout``
     ``current`` without the held-out duels (their cost: a tenth of the games).
 ``refits-only``
@@ -139,9 +146,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/oracle.py: its checkpoints, its crossing points and the duels configuration
-from oracle import CONFIGS, checkpoints, crossing_ratio, games_to  # noqa: E402
+from oracle import CONFIGS, checkpoints, crossing_ratio, games_to, load_cases  # noqa: E402
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
+from heurtune.errors import HeurtuneError  # noqa: E402
 from heurtune.match.oracle import game_scores  # noqa: E402
 from heurtune.match.play import mix_seed  # noqa: E402
 from heurtune.tuning.samplers import duels  # noqa: E402
@@ -257,7 +265,16 @@ def z_answer(z: float) -> Answer:
     return answer
 
 
-current_answer = z_answer(Z)  # the sampler's own answer
+lcb_answer = z_answer(Z)  # the point of highest lower bound (the answer before 2026-11-25)
+
+
+def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+                   centre: np.ndarray) -> np.ndarray:
+    """The sampler's own answer: the lower bound's point, moved toward the model's
+    maximum where that lies at an edge and the fitted curvature supports it
+    (``duels.toward_edges``, ``edge_answer = "curved"``)."""
+    return duels.toward_edges(model, lcb_answer(model, low, high, centre), centre, low, high,
+                              Z, duels.EDGE_ROOM * RADIUS, curved_only=True)
 
 
 def z_by_dimension_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
@@ -289,16 +306,11 @@ def gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
 
 def edge_gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                       centre: np.ndarray) -> np.ndarray:
-    """The current answer, its coordinates where the model's maximum lies at an edge
-    then moved toward it: the highest mean gain on that segment whose lower bound
-    is still positive."""
-    point: np.ndarray = current_answer(model, low, high, centre)
-    near_high, near_low = near_edges(centre, RADIUS, low, high)
-    at_edge = near_high | near_low
-    if not at_edge.any():
-        return point
-    return best_on_segment(model, point, np.where(at_edge, centre, point),
-                           model.gain(point)[0])
+    """The lower bound's point, its coordinates where the model's maximum lies at an
+    edge then moved toward it, whatever the curvature: the highest mean gain on that
+    segment whose lower bound is still positive (``edge_answer = "always"``)."""
+    return duels.toward_edges(model, lcb_answer(model, low, high, centre), centre, low, high,
+                              Z, duels.EDGE_ROOM * RADIUS, curved_only=False)
 
 
 def mean_slope(model: QuadraticModel, point: np.ndarray, i: int) -> float:
@@ -311,7 +323,7 @@ def mean_slope(model: QuadraticModel, point: np.ndarray, i: int) -> float:
 def edge_slope_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                       centre: np.ndarray) -> np.ndarray:
     """The current answer, each coordinate then moved to an edge where the mean still rises."""
-    point: np.ndarray = current_answer(model, low, high, centre).copy()
+    point: np.ndarray = lcb_answer(model, low, high, centre).copy()
     if not point.any():
         return point
     for _ in range(model.dim):
@@ -404,6 +416,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "fixed": Variant(points=fixed_points),
             "z-half": Variant(answer=z_answer(0.5)), "z-quarter": Variant(answer=z_answer(0.25)),
             "edge-gated": Variant(answer=edge_gated_answer),
+            "edge-off": Variant(answer=lcb_answer),
             "gain-every-5": Variant(gain_every=5, gain_phase=3),
             "gain-every-3": Variant(gain_every=3, gain_phase=1),
             "start-elo-4": Variant(start_elo=4.0), "start-elo-8": Variant(start_elo=8.0),
@@ -414,7 +427,8 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "averaged": Variant(model=AveragedModel),
             "averaged-edge-gated": Variant(model=AveragedModel, answer=edge_gated_answer),
             "edge-far": Variant(points=edge_far_points),
-            "before": Variant(points=clipped_points, model=SharedScaleModel, holdout_every=0),
+            "before": Variant(points=clipped_points, model=SharedScaleModel, holdout_every=0,
+                              answer=lcb_answer),
             "no-holdout": Variant(holdout_every=0),
             "refits-only": Variant(holdout_every=0, refit_every=HOLDOUT_EVERY),
             "release": Variant(release=True),
@@ -583,6 +597,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--case", default="fishtest,edge", help="comma-separated oracle cases")
+    ap.add_argument("--cases", action="append", default=[], metavar="FILE.py",
+                    help="a file whose define_case calls add cases (repeatable; as "
+                         "benchmarks/oracle.py --cases)")
     ap.add_argument("--variants", default=",".join(VARIANTS),
                     help=f"comma-separated, of {', '.join(VARIANTS)}")
     ap.add_argument("--seeds", type=int, default=20)
@@ -604,6 +621,10 @@ def main() -> int:
                          "--case), with a 95%% bootstrap interval over the seeds")
     args = ap.parse_args()
     cases, variants = args.case.split(","), args.variants.split(",")
+    try:
+        load_cases(args.cases)
+    except HeurtuneError as e:
+        ap.error(str(e))
     for name in cases:
         if name not in CASES:
             ap.error(f"unknown case {name!r} (known: {', '.join(CASES)})")

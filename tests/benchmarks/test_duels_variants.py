@@ -166,7 +166,7 @@ def test_edge_gated_moves_only_the_coordinates_whose_maximum_is_at_an_edge() -> 
     low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
     top = model.argmax_mean(low, high, np.zeros(2))
     assert top[0] == 1.0 and abs(top[1]) < 0.2  # the maximum: on the edge in x1 only
-    current = m.current_answer(model, low, high, top)
+    current = m.lcb_answer(model, low, high, top)
     gated = m.edge_gated_answer(model, low, high, top)
     assert current[0] < gated[0] <= 1.0  # x1 moved toward its edge ...
     assert gated[1] == current[1]  # ... x2 (inside the box) left alone
@@ -175,7 +175,7 @@ def test_edge_gated_moves_only_the_coordinates_whose_maximum_is_at_an_edge() -> 
     # a maximum inside the box: the current answer unchanged
     inside = np.array([0.5, 0.0])
     assert np.array_equal(m.edge_gated_answer(model, low, high, inside),
-                          m.current_answer(model, low, high, inside))
+                          m.lcb_answer(model, low, high, inside))
 
 
 def test_z_by_dimension_is_the_current_answer_in_four_parameters() -> None:

@@ -336,6 +336,16 @@ class QuadraticModel:
         return {i: outward for i, outward, mean, sd in self.on_bounds(low, high, start)
                 if mean - z * sd > 0.0}
 
+    def curved(self) -> np.ndarray:
+        """Per coordinate, whether the posterior mean's curvature along it is at least
+        as strong as the prior's guess at the chosen scale (``h_i <= -elo_per_range *
+        scale``): where it is flatter, the data have pulled the curvature below what
+        the prior expects, and a maximum that lies on the box's edge may be there
+        because of it (see the ``duels`` sampler's ``edge_answer``)."""
+        assert self.mean is not None
+        d = self.dim
+        return np.asarray(self.mean[d:2 * d] <= -self.elo_per_range * self.scale)
+
     def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
         """Where the posterior mean is highest inside the box [low, high] (a local
         maximum by coordinate ascent from ``start`` where the fitted landscape is

@@ -158,6 +158,11 @@ KINDS: tuple[SamplerKind, ...] = (
                                                           "the baseline is, in Elo (the data "
                                                           "scale it up on their own)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
+        "edge_answer": Option(str, "curved", choices=("curved", "always", "off"),
+                              help="answer: where the model's maximum lies at the box's "
+                                   "edge, move toward it (curved: only where the fitted "
+                                   "curvature is at least the prior's; off: the lower "
+                                   "bound's point as it is)"),
         "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
                                                        "in half ranges"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
