@@ -341,3 +341,46 @@ def test_aligned_streams_draw_each_trials_games_by_its_number(monkeypatch) -> No
     # each trial with the one before it
     assert by_order == free_by_order[:len(by_order)] and len(by_order) < len(free_by_order)
     assert not set(by_order) & set(held)
+
+
+def test_cases_from_a_file_join_and_a_missing_file_is_one_line(tmp_path) -> None:
+    proc = _stand_in(tmp_path, "--cases", str(ROOT / "benchmarks" / "cases" / "edge_answer.py"),
+                     "--case", "near_edge", "--variants", "edge-off,current", "--seeds", "1",
+                     "--budget", "2000", "--json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["case"], r["variant"]) for r in rows] == [("near_edge", "edge-off"),
+                                                         ("near_edge", "current")]
+    proc = _stand_in(tmp_path, "--cases", "missing.py", "--case", "near_edge")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--cases missing.py: no such file" in proc.stderr.splitlines()[-1]
+
+
+def test_current_is_the_samplers_edge_answer_and_edge_off_the_lower_bounds_point() -> None:
+    m = _module()
+    model = _bowl_model()
+    low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    top = model.argmax_mean(low, high, np.zeros(2))
+    from heurtune.tuning.samplers.duels import EDGE_ROOM, toward_edges
+    lower = m.lcb_answer(model, low, high, top)
+    assert np.array_equal(m.VARIANTS["edge-off"].answer(model, low, high, top), lower)
+    assert np.array_equal(m.VARIANTS["before"].answer(model, low, high, top), lower)
+    assert np.array_equal(m.current_answer(model, low, high, top),
+                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM))
+    assert np.array_equal(m.edge_gated_answer(model, low, high, top),
+                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
+                                       curved_only=False))
+
+
+def test_edge_moves_tabulates_the_moves_and_refuses_an_unknown_case(tmp_path) -> None:
+    script = ROOT / "benchmarks" / "edge_moves.py"
+    proc = subprocess.run([sys.executable, str(script), "edge", "1", "4000"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    header, row = proc.stdout.splitlines()
+    assert header.split()[:3] == ["case", "moves", "all"]
+    cells = row.split()
+    assert cells[0] == "edge" and int(cells[1]) > 0
+    proc = subprocess.run([sys.executable, str(script), "nope", "1"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=60, check=False)
+    assert proc.returncode == 2 and "unknown case 'nope'" in proc.stderr

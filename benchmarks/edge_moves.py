@@ -1,0 +1,106 @@
+"""What tells an optimum on the box's edge from a model maximum that overshoots to it?
+The diagnosis behind the ``duels`` answer's ``edge_answer = "curved"`` rule.
+
+    python benchmarks/edge_moves.py CASES SEEDS [BUDGET]     # e.g. edge,far,offcentre 12
+
+It plays the duels stand-in (benchmarks/duels_variants.py) with the answer as it
+was before the rule (``edge-off``: the point of highest lower bound) and, at every
+answer, records each coordinate that moving toward an edge (``edge_answer =
+"always"``) would move: the true gain of moving that coordinate alone, the outward
+slope at the model's maximum (mean / sd), the model's mean / sd for the move, and the
+fitted curvature against the prior's. Per case it prints the moves' mean true gain
+when every move is made and when only those a test passes are, per move recorded
+(so a test that keeps the gain and drops the losses shows as the "all" figure where
+it gains and near zero where it loses):
+
+* ``slope > 0``: the outward slope at the maximum above zero (its mean);
+* ``move > 0.3 sd``: the model's mean gain of the move 0.3 sd above zero;
+* ``curved``: the fitted curvature at least the prior's (the rule).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import duels_variants as dv  # noqa: E402
+
+from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
+from heurtune.tuning.samplers.quadratic import QuadraticModel, features, n_features  # noqa: E402
+
+
+def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
+    """Every coordinate move the ``always`` rule would make, over the seeds' answers."""
+    found: list[dict[str, float]] = []
+    u0 = dv.unit(case, case.start)
+    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
+
+    def elo(d: np.ndarray) -> float:
+        return case.elo(low_x + (np.clip(u0 + d, -1.0, 1.0) + 1.0) / 2.0 * (high_x - low_x))
+
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        point = dv.lcb_answer(model, low, high, centre)
+        always = dv.edge_gated_answer(model, low, high, centre)
+        near_high, near_low = dv.near_edges(centre, dv.RADIUS, low, high)
+        nf, d = n_features(model.dim), model.dim
+        assert model.mean is not None and model.cov is not None
+        for i in np.flatnonzero(near_high | near_low):
+            if abs(always[i] - point[i]) < 1e-9:
+                continue
+            moved = point.copy()
+            moved[i] = always[i]
+            x = features(moved) - features(point)
+            slope, slope_sd = model.slope(centre, i)
+            outward = 1.0 if near_high[i] else -1.0
+            found.append({
+                "gain": elo(moved) - elo(point),
+                "slope_t": outward * slope / slope_sd,
+                "move_t": float(x @ model.mean[:nf])
+                / max(float(np.sqrt(x @ model.cov[:nf, :nf] @ x)), 1e-12),
+                "curved": float(model.curved()[i]),
+                "h": float(model.mean[d + i]),
+                "prior_h": -model.elo_per_range * model.scale})
+        return point
+
+    variant = dv.Variant(answer=answer)
+    for seed in range(seeds):
+        dv.run(case, variant, seed, budget, aligned=True)
+    return found
+
+
+def main() -> int:
+    if len(sys.argv) not in (3, 4):
+        print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
+        return 2
+    names, seeds = sys.argv[1].split(","), int(sys.argv[2])
+    budget = int(sys.argv[3]) if len(sys.argv) == 4 else 32000
+    for name in names:
+        if name not in CASES:
+            print(f"unknown case {name!r} (known: {', '.join(CASES)})", file=sys.stderr)
+            return 2
+    print(f"{'case':<10} {'moves':>6} {'all':>7} {'slope > 0':>10} {'move > 0.3 sd':>14} "
+          f"{'curved':>7}   curvature steeper than the prior's")
+    for name in names:
+        found = moves(CASES[name], seeds, budget)
+        if not found:
+            print(f"{name:<10} {0:>6}")
+            continue
+        gain = np.array([m["gain"] for m in found])
+
+        def kept(mask: np.ndarray, gain: np.ndarray = gain) -> str:
+            return f"{gain[mask].sum() / len(gain):+.3f}"
+        curved = np.array([m["curved"] for m in found]) > 0.5
+        print(f"{name:<10} {len(found):>6} {gain.mean():>+7.3f} "
+              f"{kept(np.array([m['slope_t'] for m in found]) > 0):>10} "
+              f"{kept(np.array([m['move_t'] for m in found]) > 0.3):>14} {kept(curved):>7}"
+              f"   {curved.mean():.1%} (fitted mean "
+              f"{np.mean([m['h'] for m in found]):.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
