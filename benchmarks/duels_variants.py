@@ -285,23 +285,10 @@ def z_by_dimension_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarr
     return model.recommend(low, high, Z * np.sqrt(model.dim / 4.0), centre)[0]
 
 
-def best_on_segment(model: QuadraticModel, start: np.ndarray, end: np.ndarray,
-                    start_mean: float) -> np.ndarray:
-    """The point of highest mean gain on the segment start .. end (in 100 steps) whose
-    lower bound (mean - z sd) is positive, or ``start`` (its mean gain ``start_mean``)."""
-    best, best_mean = start, start_mean
-    for t in np.linspace(0.0, 1.0, 101)[1:]:
-        trial = start + t * (end - start)
-        mean, sd = model.gain(trial)
-        if mean - Z * sd > 0.0 and mean > best_mean:
-            best, best_mean = trial, mean
-    return best
-
-
 def gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                  centre: np.ndarray) -> np.ndarray:
     """The highest mean gain on the segment baseline .. centre whose lower bound is positive."""
-    return best_on_segment(model, np.zeros(model.dim), centre, 0.0)
+    return duels.best_on_segment(model, np.zeros(model.dim), centre, Z)
 
 
 def edge_gated_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,

@@ -141,10 +141,17 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
         at_edge &= model.curved()
     if not at_edge.any():
         return point
-    target = np.where(at_edge, centre, point)
-    best, best_mean = point, model.gain(point)[0]
+    return best_on_segment(model, point, np.where(at_edge, centre, point), z)
+
+
+def best_on_segment(model: QuadraticModel, start: np.ndarray, end: np.ndarray,
+                    z: float) -> np.ndarray:
+    """The point of highest mean gain over the baseline on the segment ``start`` ..
+    ``end`` (in 100 steps) whose lower bound ``mean - z sd`` is positive, or ``start``
+    itself where none beats its mean."""
+    best, best_mean = start, model.gain(start)[0]
     for t in np.linspace(0.0, 1.0, 101)[1:]:
-        trial = point + t * (target - point)
+        trial = start + t * (end - start)
         mean, sd = model.gain(trial)
         if mean - z * sd > 0.0 and mean > best_mean:
             best, best_mean = trial, mean
