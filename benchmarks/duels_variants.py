@@ -173,9 +173,8 @@ Answer = Callable[[QuadraticModel, np.ndarray, np.ndarray, np.ndarray], np.ndarr
 def near_edges(centre: np.ndarray, radius: float, low: np.ndarray, high: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray]:
     """Per coordinate, whether the centre lies within ``EDGE_ROOM`` radii of the
-    upper edge, and of the lower one."""
-    return (high - centre < duels.EDGE_ROOM * radius,
-            centre - low < duels.EDGE_ROOM * radius)
+    upper edge, and of the lower one (``duels.near_edges``)."""
+    return duels.near_edges(centre, duels.EDGE_ROOM * radius, low, high)
 
 
 def shifted_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
@@ -441,18 +440,24 @@ def relative_box(case: OracleCase) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return -1.0 - u0, 1.0 - u0, unit(case, case.best) - u0
 
 
+def relative_elo(case: OracleCase) -> Callable[[np.ndarray], float]:
+    """The case's Elo of a point in the sampler's coordinates (unit coordinates
+    relative to the baseline, clipped to the box)."""
+    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
+    u0 = unit(case, case.start)
+
+    def elo(d: np.ndarray) -> float:
+        return case.elo(low_x + (np.clip(u0 + d, -1.0, 1.0) + 1.0) / 2.0 * (high_x - low_x))
+    return elo
+
+
 def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: bool = False
         ) -> tuple[list[float], list[float], float, dict[str, object]]:
     """The loss of the answer and of the model's maximum at every checkpoint, the
     model's final estimate of the best point's gain over the baseline, and its
     final posterior (:func:`posterior_path`). ``aligned``: every trial's games from
     a stream of its own, by trial number (``--aligned``)."""
-    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
-
-    def elo(d: np.ndarray) -> float:  # d: unit coordinates relative to the baseline
-        return case.elo(low_x + (np.clip(u0 + d, -1.0, 1.0) + 1.0) / 2.0 * (high_x - low_x))
-
-    u0 = unit(case, case.start)
+    elo = relative_elo(case)
     low, high, best = relative_box(case)
     model = variant.model(case.dim, elo_per_range=variant.elo_per_range,
                           start_elo=variant.start_elo)

@@ -35,11 +35,7 @@ from heurtune.tuning.samplers.quadratic import QuadraticModel, features, n_featu
 def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
     """Every coordinate move the ``always`` rule would make, over the seeds' answers."""
     found: list[dict[str, float]] = []
-    u0 = dv.unit(case, case.start)
-    low_x, high_x = np.asarray(case.low), np.asarray(case.high)
-
-    def elo(d: np.ndarray) -> float:
-        return case.elo(low_x + (np.clip(u0 + d, -1.0, 1.0) + 1.0) / 2.0 * (high_x - low_x))
+    elo = dv.relative_elo(case)
 
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
@@ -48,6 +44,7 @@ def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
         near_high, near_low = dv.near_edges(centre, dv.RADIUS, low, high)
         nf, d = n_features(model.dim), model.dim
         assert model.mean is not None and model.cov is not None
+        curved = model.curved()
         for i in np.flatnonzero(near_high | near_low):
             if abs(always[i] - point[i]) < 1e-9:
                 continue
@@ -61,7 +58,7 @@ def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
                 "slope_t": outward * slope / slope_sd,
                 "move_t": float(x @ model.mean[:nf])
                 / max(float(np.sqrt(x @ model.cov[:nf, :nf] @ x)), 1e-12),
-                "curved": float(model.curved()[i]),
+                "curved": float(curved[i]),
                 "h": float(model.mean[d + i]),
                 "prior_h": -model.elo_per_range * model.scale})
         return point
