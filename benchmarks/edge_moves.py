@@ -73,8 +73,16 @@ def main() -> int:
     if len(sys.argv) not in (3, 4):
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
-    names, seeds = sys.argv[1].split(","), int(sys.argv[2])
-    budget = int(sys.argv[3]) if len(sys.argv) == 4 else 32000
+    names = sys.argv[1].split(",")
+    try:
+        seeds = int(sys.argv[2])
+        budget = int(sys.argv[3]) if len(sys.argv) == 4 else 32000
+    except ValueError:
+        seeds = budget = 0
+    if seeds < 1 or budget < 1000:
+        print("edge_moves.py: SEEDS must be a whole number of at least 1 and BUDGET one of "
+              "at least 1000", file=sys.stderr)
+        return 2
     for name in names:
         if name not in CASES:
             print(f"unknown case {name!r} (known: {', '.join(CASES)})", file=sys.stderr)

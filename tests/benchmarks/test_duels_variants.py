@@ -384,3 +384,10 @@ def test_edge_moves_tabulates_the_moves_and_refuses_an_unknown_case(tmp_path) ->
     proc = subprocess.run([sys.executable, str(script), "nope", "1"], capture_output=True,
                           text=True, cwd=tmp_path, timeout=60, check=False)
     assert proc.returncode == 2 and "unknown case 'nope'" in proc.stderr
+    for bad in (["edge", "x"], ["edge", "2", "10"]):
+        proc = subprocess.run([sys.executable, str(script), *bad], capture_output=True,
+                              text=True, cwd=tmp_path, timeout=60, check=False)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.strip().splitlines() == [
+            "edge_moves.py: SEEDS must be a whole number of at least 1 and BUDGET one of at "
+            "least 1000"]
