@@ -41,7 +41,11 @@ Variants (each changes one thing):
 
 ``current``
     heurtune's ``duels`` as it is (its answer moved toward an edge since 2026-11-25:
-    ``edge_answer = "curved"``, :func:`heurtune.tuning.samplers.duels.toward_edges`).
+    ``edge_answer = "curved"``, :func:`heurtune.tuning.samplers.duels.toward_edges`,
+    where the model's mean gain of the move is ``edge_move_sd`` sd above zero).
+``edge-unguarded``
+    ``current`` with the move toward an edge made without its own test
+    (``edge_move_sd = 0``; the sampler's answer on 2026-11-25 before the guard).
 ``edge-off``
     ``current`` with the answer as it was before: the point of highest lower bound,
     never moved toward an edge (``edge_answer = "off"``).
@@ -79,7 +83,7 @@ Variants (each changes one thing):
     the lower bound's point, then its coordinates where the model's maximum lies at
     an edge moved toward it, whatever the fitted curvature: the highest mean gain on
     that segment whose lower bound is still positive (``gated``, for the edge's
-    coordinates only; ``edge_answer = "always"``).
+    coordinates only; ``edge_answer = "always"``, ``edge_move_sd = 0``).
 ``gain-every-5`` / ``gain-every-3``
     every 5th / 3rd trial (unless held out) duels the model's maximum against the
     baseline, and the model fits it: a direct measurement of the gain the answer's
@@ -159,6 +163,7 @@ from heurtune.tuning.samplers.quadratic import (  # noqa: E402
     QuadraticModel,
     n_features,
 )
+from heurtune.tuning.samplers.registry import SAMPLERS  # noqa: E402
 
 DUELS = next(c for c in CONFIGS if c.name == "duels")  # the benchmark's duels: its pairs, budget
 PAIRS = DUELS.pairs
@@ -267,13 +272,22 @@ def z_answer(z: float) -> Answer:
 lcb_answer = z_answer(Z)  # the point of highest lower bound (the answer before 2026-11-25)
 
 
-def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
-                   centre: np.ndarray) -> np.ndarray:
-    """The sampler's own answer: the lower bound's point, moved toward the model's
-    maximum where that lies at an edge and the fitted curvature supports it
-    (``duels.toward_edges``, ``edge_answer = "curved"``)."""
-    return duels.toward_edges(model, lcb_answer(model, low, high, centre), centre, low, high,
-                              Z, duels.EDGE_ROOM * RADIUS, curved_only=True)
+def guarded_answer(move_sd: float) -> Answer:
+    """The lower bound's point, moved toward the model's maximum where that lies at
+    an edge and the fitted curvature supports it (``duels.toward_edges``,
+    ``edge_answer = "curved"``), where the model's mean gain of the move itself lies
+    ``move_sd`` sd above zero (``edge_move_sd``; 0: wherever the lower bound of the
+    moved point stays positive)."""
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        return duels.toward_edges(model, lcb_answer(model, low, high, centre), centre, low,
+                                  high, Z, duels.EDGE_ROOM * RADIUS, curved_only=True,
+                                  move_sd=move_sd)
+    return answer
+
+
+EDGE_MOVE_SD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the sampler's
+current_answer = guarded_answer(EDGE_MOVE_SD)  # the sampler's own answer
 
 
 def z_by_dimension_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
@@ -403,6 +417,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "z-half": Variant(answer=z_answer(0.5)), "z-quarter": Variant(answer=z_answer(0.25)),
             "edge-gated": Variant(answer=edge_gated_answer),
             "edge-off": Variant(answer=lcb_answer),
+            "edge-unguarded": Variant(answer=guarded_answer(0.0)),
             "gain-every-5": Variant(gain_every=5, gain_phase=3),
             "gain-every-3": Variant(gain_every=3, gain_phase=1),
             "start-elo-4": Variant(start_elo=4.0), "start-elo-8": Variant(start_elo=8.0),

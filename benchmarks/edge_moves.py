@@ -15,7 +15,9 @@ it gains and near zero where it loses):
 
 * ``slope > 0``: the outward slope at the maximum above zero (its mean);
 * ``move > 0.3 sd``: the model's mean gain of the move 0.3 sd above zero;
-* ``curved``: the fitted curvature at least the prior's (the rule).
+* ``curved``: the fitted curvature at least the prior's (the rule);
+* ``guarded``: ``curved`` and, as the rule's guard (``edge_move_sd``, its default),
+  the model's mean gain of the move itself that many sd above zero.
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duels_variants as dv  # noqa: E402
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
-from heurtune.tuning.samplers.quadratic import QuadraticModel, features, n_features  # noqa: E402
+from heurtune.tuning.samplers.quadratic import QuadraticModel  # noqa: E402
+from heurtune.tuning.samplers.registry import SAMPLERS  # noqa: E402
+
+GUARD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the guard, its default
 
 
 def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
@@ -42,7 +47,7 @@ def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
         point = dv.lcb_answer(model, low, high, centre)
         always = dv.edge_gated_answer(model, low, high, centre)
         near_high, near_low = dv.near_edges(centre, dv.RADIUS, low, high)
-        nf, d = n_features(model.dim), model.dim
+        d = model.dim
         assert model.mean is not None and model.cov is not None
         curved = model.curved()
         for i in np.flatnonzero(near_high | near_low):
@@ -50,17 +55,18 @@ def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
                 continue
             moved = point.copy()
             moved[i] = always[i]
-            x = features(moved) - features(point)
+            move, move_sd = model.difference(moved, point)
             slope, slope_sd = model.slope(centre, i)
             outward = 1.0 if near_high[i] else -1.0
             found.append({
                 "gain": elo(moved) - elo(point),
                 "slope_t": outward * slope / slope_sd,
-                "move_t": float(x @ model.mean[:nf])
-                / max(float(np.sqrt(x @ model.cov[:nf, :nf] @ x)), 1e-12),
+                "move_t": move / max(move_sd, 1e-12),
                 "curved": float(curved[i]),
                 "h": float(model.mean[d + i]),
-                "prior_h": -model.elo_per_range * model.scale})
+                "prior_h": -model.elo_per_range * model.scale,
+                "h_sd": float(np.sqrt(model.cov[d + i, d + i])),
+                "duels": float(model.observations)})
         return point
 
     variant = dv.Variant(answer=answer)
@@ -88,7 +94,7 @@ def main() -> int:
             print(f"unknown case {name!r} (known: {', '.join(CASES)})", file=sys.stderr)
             return 2
     print(f"{'case':<10} {'moves':>6} {'all':>7} {'slope > 0':>10} {'move > 0.3 sd':>14} "
-          f"{'curved':>7}   curvature steeper than the prior's")
+          f"{'curved':>7} {'guarded':>8}   curvature steeper than the prior's")
     for name in names:
         found = moves(CASES[name], seeds, budget)
         if not found:
@@ -102,6 +108,7 @@ def main() -> int:
         print(f"{name:<10} {len(found):>6} {gain.mean():>+7.3f} "
               f"{kept(np.array([m['slope_t'] for m in found]) > 0):>10} "
               f"{kept(np.array([m['move_t'] for m in found]) > 0.3):>14} {kept(curved):>7}"
+              f" {kept(curved & (np.array([m['move_t'] for m in found]) > GUARD)):>8}"
               f"   {curved.mean():.1%} (fitted mean "
               f"{np.mean([m['h'] for m in found]):.2f})")
     return 0

@@ -108,6 +108,10 @@ FULL_EXTRA = [
     # a wider gradient prior (the baseline guessed 4 or 8 Elo below the optimum, not 2)
     Config("duels-start4", "duels", 16, 64_000, {"start_elo": 4.0}),
     Config("duels-start8", "duels", 16, 64_000, {"start_elo": 8.0}),
+    # the answer's move toward an edge without its own test (before 2026-11-25's guard)
+    Config("duels-unguarded", "duels", 16, 64_000, {"edge_move_sd": 0.0}),
+    # the answer never moved toward an edge (before 2026-11-25)
+    Config("duels-edge-off", "duels", 16, 64_000, {"edge_answer": "off"}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),
@@ -116,6 +120,19 @@ FULL_EXTRA = [
     Config("tpe-1000", "tpe", 1000, 100_000),
     Config("cmaes-50", "cmaes", 50, 50_000),
 ]
+
+
+def library_versions() -> dict[str, str]:
+    """The installed versions of the libraries a run's numbers depend on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": sys.version.split()[0]}
+    for name in ("heurtune", "numpy", "scipy", "numba", "optuna"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    return out
 
 
 def checkpoints(budget: int) -> list[int]:
@@ -461,8 +478,10 @@ def main() -> int:
                 print(f"{'':<18} its gain: {json.dumps(r['calibration'])}", file=sys.stderr)
     if args.plot:
         plot(args.case, results, args.plot)
+    # a seed's games and answers reproduce exactly only with the same libraries (their
+    # floating point differs from version to version): the --out file names them
     full = {"case": args.case, "seeds": args.seeds, "default": DEFAULT, "skipped": skipped,
-            "results": results}
+            "results": results, "versions": library_versions()}
     if args.out:
         Path(args.out).write_text(json.dumps(full, indent=1))
     if args.json:

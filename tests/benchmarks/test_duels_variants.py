@@ -365,7 +365,11 @@ def test_current_is_the_samplers_edge_answer_and_edge_off_the_lower_bounds_point
     lower = m.lcb_answer(model, low, high, top)
     assert np.array_equal(m.VARIANTS["edge-off"].answer(model, low, high, top), lower)
     assert np.array_equal(m.VARIANTS["before"].answer(model, low, high, top), lower)
+    assert m.EDGE_MOVE_SD == 0.3  # the sampler's default edge_move_sd
     assert np.array_equal(m.current_answer(model, low, high, top),
+                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
+                                       move_sd=0.3))
+    assert np.array_equal(m.VARIANTS["edge-unguarded"].answer(model, low, high, top),
                           toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM))
     assert np.array_equal(m.edge_gated_answer(model, low, high, top),
                           toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
@@ -379,6 +383,7 @@ def test_edge_moves_tabulates_the_moves_and_refuses_an_unknown_case(tmp_path) ->
     assert proc.returncode == 0, proc.stderr[-3000:]
     header, row = proc.stdout.splitlines()
     assert header.split()[:3] == ["case", "moves", "all"]
+    assert "guarded" in header.split()  # the rule with its edge_move_sd test
     cells = row.split()
     assert cells[0] == "edge" and int(cells[1]) > 0
     proc = subprocess.run([sys.executable, str(script), "nope", "1"], capture_output=True,

@@ -73,3 +73,14 @@ def test_files_without_per_seed_losses_are_one_line_and_exit_2(tmp_path) -> None
         proc = _run("--ratio", *files, cwd=tmp_path)
         assert proc.returncode == 2
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_results_file_names_the_libraries_its_numbers_depend_on(tmp_path) -> None:
+    # a seed's answers reproduce exactly only with the same numpy / scipy / optuna
+    out = tmp_path / "r.json"
+    proc = _run("--case", "two", "--optimisers", "duels", "--seeds", "1", "--budget", "2000",
+                "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    versions = json.loads(out.read_text())["versions"]
+    assert versions["numpy"] == np.__version__
+    assert set(versions) == {"python", "heurtune", "numpy", "scipy", "numba", "optuna"}

@@ -1,7 +1,8 @@
 """The duels answer at the box's edge (``edge_answer``, duels.toward_edges): the lower
 bound's point moved toward the model's maximum where that lies at an edge, only
 where the fitted curvature is at least as strong as the prior's (``curved``), for
-every such coordinate (``always``) or never (``off``)."""
+every such coordinate (``always``) or never (``off``), and only where the model's
+mean gain of the move itself is ``edge_move_sd`` sd above zero."""
 
 from __future__ import annotations
 
@@ -79,10 +80,36 @@ def test_a_maximum_inside_the_box_leaves_the_answer_alone() -> None:
     assert np.array_equal(curved, point) and np.array_equal(always, point)
 
 
-def sampler(edge_answer: str | None) -> DuelsSampler:
+def test_the_difference_of_two_points_is_their_gains_difference() -> None:
+    model = posterior(h1=-2.2)
+    a, b = np.array([0.7, -0.2]), np.array([0.1, 0.4])
+    mean, sd = model.difference(a, b)
+    assert mean == pytest.approx(model.gain(a)[0] - model.gain(b)[0])
+    assert 0.0 < sd < model.gain(a)[1] + model.gain(b)[1]
+    assert model.difference(a, np.zeros(2)) == model.gain(a)
+    assert model.difference(a, a) == (0.0, 0.0)
+
+
+def test_a_move_whose_own_gain_is_too_uncertain_is_not_made() -> None:
+    # the guard: the move's mean gain over the lower bound's point must lie move_sd
+    # sd above zero; below that threshold the answer moves, above it it stays
+    model = posterior(h1=-2.2)
+    top, point, curved, _ = answers(model)
+    mean, sd = model.difference(curved, point)
+    t = mean / sd
+    assert 0.3 < t < 3.0
+
+    def guarded(move_sd: float) -> np.ndarray:
+        return toward_edges(model, point, top, LOW, HIGH, 1.0, EDGE_ROOM, move_sd=move_sd)
+    assert np.array_equal(guarded(t - 0.05), curved)
+    assert guarded(t + 0.05) is point
+
+
+def sampler(edge_answer: str | None, **more: float) -> DuelsSampler:
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0)
                                   for i in range(2)))
-    options = {} if edge_answer is None else {"edge_answer": edge_answer}
+    options: dict[str, object] = {} if edge_answer is None else {"edge_answer": edge_answer}
+    options.update(more)
     spec = SamplerSpec.parse("duels", options, "test")
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
     s.model = posterior(h1=-2.2)
@@ -103,6 +130,16 @@ def test_the_sampler_option_picks_the_rule_and_curved_is_the_default() -> None:
         assert (mean, sd) == s.model.gain(point)  # the gain of the moved answer
 
 
+def test_the_sampler_guards_the_move_with_edge_move_sd() -> None:
+    assert sampler(None).options["edge_move_sd"] == 0.3
+    held = sampler("curved", edge_move_sd=9.0)  # no move is that certain here
+    lower = held.model.recommend(held.low, held.high, 1.0, held._centre)
+    assert np.array_equal(held.recommend()[0], lower[0])
+    assert sampler("curved", edge_move_sd=0.0).recommend()[0][0] == pytest.approx(1.0)
+
+
 def test_an_unknown_edge_answer_is_one_clear_error() -> None:
     with pytest.raises(HeurtuneError, match="edge_answer must be one of curved, always, off"):
         SamplerSpec.parse("duels", {"edge_answer": "sometimes"}, "study.toml [sampler]")
+    with pytest.raises(HeurtuneError, match="edge_move_sd"):
+        SamplerSpec.parse("duels", {"edge_move_sd": -1.0}, "study.toml [sampler]")

@@ -296,9 +296,13 @@ class QuadraticModel:
 
     def gain(self, d: np.ndarray) -> tuple[float, float]:
         """Posterior mean and sd of f(d) - f(0): the gain over the baseline, in Elo."""
+        return self.difference(d, np.zeros(self.dim))
+
+    def difference(self, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+        """Posterior mean and sd of f(a) - f(b): the gain of ``a`` over ``b``, in Elo."""
         assert self.mean is not None and self.cov is not None
         x = np.zeros(self.size)
-        x[:n_features(self.dim)] = features(d)
+        x[:n_features(self.dim)] = features(a) - features(b)
         return float(x @ self.mean), math.sqrt(max(float(x @ self.cov @ x), 0.0))
 
     def slope(self, point: np.ndarray, i: int) -> tuple[float, float]:

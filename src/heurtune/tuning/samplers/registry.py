@@ -163,6 +163,10 @@ KINDS: tuple[SamplerKind, ...] = (
                                    "edge, move toward it (curved: only where the fitted "
                                    "curvature is at least the prior's; off: the lower "
                                    "bound's point as it is)"),
+        "edge_move_sd": Option(float, 0.3, 0.0, 10.0,
+                               help="answer: the move toward the edge made only where the "
+                                    "model's mean gain of the move itself lies this many sd "
+                                    "above zero (0: wherever its lower bound stays positive)"),
         "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
                                                        "in half ranges"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
