@@ -64,9 +64,7 @@ def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
                 "move_t": move / max(move_sd, 1e-12),
                 "curved": float(curved[i]),
                 "h": float(model.mean[d + i]),
-                "prior_h": -model.elo_per_range * model.scale,
-                "h_sd": float(np.sqrt(model.cov[d + i, d + i])),
-                "duels": float(model.observations)})
+                "prior_h": -model.elo_per_range * model.scale})
         return point
 
     variant = dv.Variant(answer=answer)
