@@ -17,7 +17,8 @@ it gains and near zero where it loses):
 * ``move > 0.3 sd``: the model's mean gain of the move 0.3 sd above zero;
 * ``curved``: the fitted curvature at least the prior's (the rule);
 * ``guarded``: ``curved`` and, as the rule's guard (``edge_move_sd``, its default),
-  the model's mean gain of the move itself that many sd above zero.
+  the model's mean gain of the move itself that many sd above zero (here of each
+  coordinate's move alone; the sampler tests the move of all of them together).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def moves(case: OracleCase, seeds: int, budget: int) -> list[dict[str, float]]:
         always = dv.edge_gated_answer(model, low, high, centre)
         near_high, near_low = dv.near_edges(centre, dv.RADIUS, low, high)
         d = model.dim
-        assert model.mean is not None and model.cov is not None
+        assert model.mean is not None
         curved = model.curved()
         for i in np.flatnonzero(near_high | near_low):
             if abs(always[i] - point[i]) < 1e-9:
@@ -103,10 +104,10 @@ def main() -> int:
         def kept(mask: np.ndarray, gain: np.ndarray = gain) -> str:
             return f"{gain[mask].sum() / len(gain):+.3f}"
         curved = np.array([m["curved"] for m in found]) > 0.5
+        move_t = np.array([m["move_t"] for m in found])
         print(f"{name:<10} {len(found):>6} {gain.mean():>+7.3f} "
               f"{kept(np.array([m['slope_t'] for m in found]) > 0):>10} "
-              f"{kept(np.array([m['move_t'] for m in found]) > 0.3):>14} {kept(curved):>7}"
-              f" {kept(curved & (np.array([m['move_t'] for m in found]) > GUARD)):>8}"
+              f"{kept(move_t > 0.3):>14} {kept(curved):>7} {kept(curved & (move_t > GUARD)):>8}"
               f"   {curved.mean():.1%} (fitted mean "
               f"{np.mean([m['h'] for m in found]):.2f})")
     return 0

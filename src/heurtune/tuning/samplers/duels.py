@@ -5,7 +5,8 @@ optimum, a Bayesian quadratic model of the landscape fitted to all of them
 (:mod:`heurtune.tuning.samplers.quadratic`), and as its answer the point whose
 lower confidence bound on the gain over the baseline is highest (the baseline
 itself until one is positive), moved toward the model's maximum where that lies
-at the box's edge and the fitted curvature supports it (:func:`toward_edges`).
+at the box's edge, the fitted curvature supports it and the move's own gain is
+sure enough (:func:`toward_edges`).
 
 The model's gain of its answer is *model-based*: right where the landscape is
 quadratic, over-confident where it is not (on the simulated oracle's ``skewed``
