@@ -10,7 +10,10 @@ scales, one duel's Elo variance fixed). Rows, per case and N:
 
 ``current``
     the sampler's own duel points (``duel_points``) centred on the true best, the
-    sd at the best and at half the way there;
+    sd at the best and at half the way there, and the sd of the gain's slope at the
+    best (the mean over the parameters): in the interior the duels straddle the best
+    and measure that slope directly, its sd falling as 1 / sqrt(duels); at the box's
+    edge it is extrapolated through the curvature, and falls far slower;
 ``path Q``
     a share Q of the duels along the line from the baseline through the best
     (signs aligned with it, no curvature duels): benchmarks/duels_variants.py's
@@ -40,7 +43,12 @@ from duels_variants import CURVATURE_SHARE, RADIUS, path_points, relative_box  #
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
 from heurtune.tuning.samplers.duels import duel_points  # noqa: E402
-from heurtune.tuning.samplers.quadratic import ELO_PER_SCORE, QuadraticModel, features  # noqa: E402
+from heurtune.tuning.samplers.quadratic import (  # noqa: E402
+    ELO_PER_SCORE,
+    QuadraticModel,
+    features,
+    slope_features,
+)
 
 # one duel of 16 pairs (32 games) at an even score and 61% draws: its Elo variance
 DUEL_VARIANCE = (1.0 - 0.61) * 0.25 / 32 * ELO_PER_SCORE ** 2
@@ -72,6 +80,15 @@ def design_information(case: OracleCase, duels: int, path_share: float = 0.0,
 def sd_at(precision: np.ndarray, point: np.ndarray) -> float:
     f = features(point)
     return math.sqrt(float(f @ np.linalg.solve(precision, f)))
+
+
+def slope_sd_at(precision: np.ndarray, point: np.ndarray) -> float:
+    """The posterior sd of the gain's slope at ``point``, the mean over the
+    coordinates: what places the model's maximum (at an optimum on the box's edge,
+    whether it reaches the edge)."""
+    sds = [math.sqrt(float(s @ np.linalg.solve(precision, s)))
+           for s in (slope_features(point, i) for i in range(point.shape[0]))]
+    return float(np.mean(sds))
 
 
 def c_optimal(case: OracleCase, duels: int, steps: int = 3000
@@ -135,7 +152,8 @@ def main() -> int:
             for label, q in rows:
                 precision = prior + design_information(case, n, q)
                 print(f"{name:<10} {n:>5} duels  {label:<10} sd at the best "
-                      f"{sd_at(precision, best):.3f}, half way {sd_at(precision, best / 2):.3f}")
+                      f"{sd_at(precision, best):.3f}, half way {sd_at(precision, best / 2):.3f}, "
+                      f"slope at the best {slope_sd_at(precision, best):.3f}")
             if not args.no_optimal:
                 sd, top = c_optimal(case, n)
                 print(f"{name:<10} {n:>5} duels  c-optimal  sd at the best {sd:.3f}; largest: "

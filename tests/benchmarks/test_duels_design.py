@@ -34,3 +34,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path) -> None:
         proc = _run(script, tmp_path, *args)
         assert proc.returncode == 2, (script, args)
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) >= 1
+
+
+def test_the_slope_at_an_edge_is_extrapolated_and_hardly_learnt(tmp_path) -> None:
+    # in the interior the duels straddle the best and measure its slope directly
+    # (sd falling as 1 / sqrt(duels)); at the box's edge they cannot, and the slope
+    # there stays near the prior's uncertainty (docs/results/optimisers.md)
+    proc = _run(DESIGN, tmp_path, "--case", "fishtest,edge", "--duels", "250,4000",
+                "--no-optimal", "--path", "")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    slope = {(line.split()[0], int(line.split()[1])):
+             float(line.split("slope at the best ")[1]) for line in proc.stdout.splitlines()}
+    assert slope["fishtest", 250] / slope["fishtest", 4000] > 3.0  # 16 times the duels
+    assert slope["edge", 250] / slope["edge", 4000] < 1.5
+    assert slope["edge", 4000] > 4 * slope["fishtest", 4000]

@@ -125,6 +125,18 @@ def features(d: np.ndarray) -> np.ndarray:
     return np.concatenate([d, d * d, d[iu[0]] * d[iu[1]]])
 
 
+def slope_features(point: np.ndarray, i: int) -> np.ndarray:
+    """The derivative of :func:`features` along coordinate ``i`` at ``point``: the
+    model's slope there is this times its coefficients."""
+    d = point.shape[0]
+    s = np.zeros(n_features(d))
+    s[i], s[d + i] = 1.0, 2.0 * point[i]
+    for k, (a, b) in enumerate(zip(*np.triu_indices(d, 1), strict=True)):
+        if i in (a, b):  # d(c_ab x_a x_b) / dx_i
+            s[2 * d + k] = point[b if a == i else a]
+    return s
+
+
 def score_to_elo(score: float, games: int) -> tuple[float, float]:
     """(Elo, dElo/dscore) of a mean score over ``games`` games, pulled half a game
     toward even so that 0 and 1 stay finite."""
@@ -309,12 +321,8 @@ class QuadraticModel:
         """Posterior mean and sd of the gain's slope along coordinate ``i`` at
         ``point``, in Elo per unit coordinate (half a range)."""
         assert self.mean is not None and self.cov is not None
-        d = self.dim
         s = np.zeros(self.size)
-        s[i], s[d + i] = 1.0, 2.0 * point[i]
-        for k, (a, b) in enumerate(zip(*np.triu_indices(d, 1), strict=True)):
-            if i in (a, b):  # d(c_ab x_a x_b) / dx_i
-                s[2 * d + k] = point[b if a == i else a]
+        s[:n_features(self.dim)] = slope_features(point, i)
         return float(s @ self.mean), math.sqrt(max(float(s @ self.cov @ s), 0.0))
 
     def on_bounds(self, low: np.ndarray, high: np.ndarray, start: np.ndarray | None = None
