@@ -40,15 +40,28 @@ from a stream of its own either way.
 Variants (each changes one thing):
 
 ``current``
-    heurtune's ``duels`` as it is (its answer moved toward an edge since 2026-11-25:
-    ``edge_answer = "curved"``, :func:`heurtune.tuning.samplers.duels.toward_edges`,
-    where the model's mean gain of the move is ``edge_move_sd`` sd above zero).
+    heurtune's ``duels`` as it is: its answer, the point of highest lower bound,
+    moved toward an edge since 2026-11-25 (``edge_answer = "curved"``,
+    :func:`heurtune.tuning.samplers.duels.toward_edges`, where the model's mean gain of
+    the move is ``edge_move_sd`` sd above zero), then stepped toward the model's
+    maximum since 2026-11-26 (``step_sd``,
+    :func:`heurtune.tuning.samplers.duels.step_toward`).
+``step-off``
+    ``current`` without the step: the sampler's answer of 2026-11-25 (``step_sd = 0``).
+``step-0.6`` / ``step-0.7``
+    ``current`` with the step's bar at 0.6 or 0.7 sd in four parameters, not 0.8
+    (``step_sd``).
+``step-flat``
+    ``current`` with the step's bar 0.8 sd in any number of parameters, not scaled by
+    sqrt(d / 4).
+``step-first``
+    ``current`` with the step made before the move toward an edge, not after.
 ``edge-unguarded``
     ``current`` with the move toward an edge made without its own test
     (``edge_move_sd = 0``; the sampler's answer on 2026-11-25 before the guard).
 ``edge-off``
-    ``current`` with the answer as it was before: the point of highest lower bound,
-    never moved toward an edge (``edge_answer = "off"``).
+    the answer as it was before 2026-11-25: the point of highest lower bound, neither
+    stepped nor moved toward an edge (``step_sd = 0``, ``edge_answer = "off"``).
 ``shifted``
     duels centred a radius inside the box's edge: a coordinate whose centre lies
     within ``EDGE_ROOM`` radii of an edge is duelled around the point a radius
@@ -150,7 +163,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/oracle.py: its checkpoints, its crossing points and the duels configuration
-from oracle import CONFIGS, checkpoints, crossing_ratio, games_to, load_cases  # noqa: E402
+from oracle import (  # noqa: E402
+    CONFIGS,
+    checkpoints,
+    crossing_ratio,
+    games_to,
+    load_cases,
+    paired_losses,
+)
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
 from heurtune.errors import HeurtuneError  # noqa: E402
@@ -172,6 +192,8 @@ RADIUS, CURVATURE_SHARE, Z = 1.0, 0.2, 1.0  # the sampler's defaults
 
 Points = Callable[..., tuple[np.ndarray, np.ndarray]]
 Answer = Callable[[QuadraticModel, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+# at a checkpoint: the games played, the model, the box (low, high) and the model's maximum
+Checkpoint = Callable[[int, QuadraticModel, np.ndarray, np.ndarray, np.ndarray], None]
 
 
 # -- the variants --------------------------------------------------------------
@@ -272,22 +294,38 @@ def z_answer(z: float) -> Answer:
 lcb_answer = z_answer(Z)  # the point of highest lower bound (the answer before 2026-11-25)
 
 
-def guarded_answer(move_sd: float) -> Answer:
-    """The lower bound's point, moved toward the model's maximum where that lies at
-    an edge and the fitted curvature supports it (``duels.toward_edges``,
-    ``edge_answer = "curved"``), where the model's mean gain of the move itself lies
-    ``move_sd`` sd above zero (``edge_move_sd``; 0: wherever the lower bound of the
-    moved point stays positive)."""
+def guarded_answer(move_sd: float, step_sd: float = 0.0, scaled: bool = True) -> Answer:
+    """The lower bound's point, moved toward the model's maximum where that lies at an
+    edge and the fitted curvature supports it (``duels.toward_edges``, ``edge_answer =
+    "curved"``), where the model's mean gain of the move itself lies ``move_sd`` sd
+    above zero (``edge_move_sd``; 0: wherever the lower bound of the moved point stays
+    positive), then stepped toward that maximum where the step's own gain is
+    ``step_sd`` sd sure (``duels.step_toward``, the ``step_sd`` option; 0: no step;
+    ``scaled`` False: the bar ``step_sd`` in any number of parameters, not times
+    sqrt(d / 4))."""
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
-        return duels.toward_edges(model, lcb_answer(model, low, high, centre), centre, low,
-                                  high, Z, duels.EDGE_ROOM * RADIUS, curved_only=True,
-                                  move_sd=move_sd)
+        point = duels.toward_edges(model, lcb_answer(model, low, high, centre), centre, low,
+                                   high, Z, duels.EDGE_ROOM * RADIUS, curved_only=True,
+                                   move_sd=move_sd)
+        if scaled:
+            return duels.step_toward(model, point, centre, Z, step_sd)
+        return duels.best_on_segment(model, point, centre, Z, step_sd)
     return answer
 
 
 EDGE_MOVE_SD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the sampler's
-current_answer = guarded_answer(EDGE_MOVE_SD)  # the sampler's own answer
+STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise
+current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
+
+
+def stepped_first_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+                         centre: np.ndarray) -> np.ndarray:
+    """``current`` the other way round: the lower bound's point stepped toward the
+    model's maximum first, then moved toward an edge from there."""
+    point = duels.step_toward(model, lcb_answer(model, low, high, centre), centre, Z, STEP_SD)
+    return duels.toward_edges(model, point, centre, low, high, Z, duels.EDGE_ROOM * RADIUS,
+                              curved_only=True, move_sd=EDGE_MOVE_SD)
 
 
 def z_by_dimension_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
@@ -417,7 +455,12 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "z-half": Variant(answer=z_answer(0.5)), "z-quarter": Variant(answer=z_answer(0.25)),
             "edge-gated": Variant(answer=edge_gated_answer),
             "edge-off": Variant(answer=lcb_answer),
-            "edge-unguarded": Variant(answer=guarded_answer(0.0)),
+            "edge-unguarded": Variant(answer=guarded_answer(0.0, STEP_SD)),
+            "step-off": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.0)),
+            "step-0.6": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.6)),
+            "step-0.7": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.7)),
+            "step-flat": Variant(answer=guarded_answer(EDGE_MOVE_SD, STEP_SD, scaled=False)),
+            "step-first": Variant(answer=stepped_first_answer),
             "gain-every-5": Variant(gain_every=5, gain_phase=3),
             "gain-every-3": Variant(gain_every=3, gain_phase=1),
             "start-elo-4": Variant(start_elo=4.0), "start-elo-8": Variant(start_elo=8.0),
@@ -466,12 +509,16 @@ def relative_elo(case: OracleCase) -> Callable[[np.ndarray], float]:
     return elo
 
 
-def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: bool = False
+def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: bool = False,
+        on_checkpoint: Checkpoint | None = None
         ) -> tuple[list[float], list[float], float, dict[str, object]]:
     """The loss of the answer and of the model's maximum at every checkpoint, the
     model's final estimate of the best point's gain over the baseline, and its
     final posterior (:func:`posterior_path`). ``aligned``: every trial's games from
-    a stream of its own, by trial number (``--aligned``)."""
+    a stream of its own, by trial number (``--aligned``). ``on_checkpoint``: called
+    at every checkpoint with the games played and the model as the answer sees it
+    (the model, the box and the model's maximum, in the sampler's coordinates), so a
+    script can read other answers off the same run."""
     elo = relative_elo(case)
     low, high, best = relative_box(case)
     model = variant.model(case.dim, elo_per_range=variant.elo_per_range,
@@ -507,6 +554,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         own = np.random.default_rng(mix_seed(seed, number, 0xD1CE)) if aligned else None
         while len(answer_loss) < len(marks) and games >= marks[len(answer_loss)]:
             update(True)
+            if on_checkpoint is not None:
+                on_checkpoint(marks[len(answer_loss)], model, low, high, centre)
             answer_loss.append(-elo(variant.answer(model, low, high, centre)))
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
@@ -678,17 +727,14 @@ def main() -> int:
 def paired(first: dict[str, object], second: dict[str, object]) -> dict[str, object]:
     """The second variant's loss minus the first's, seed by seed (the same seed draws
     the same games until the two designs part), averaged over the seeds with its
-    standard error, at 4,000 games and every doubling up to the budget: negative is
-    better. A statistic that 20 seeds resolve, unlike a median's crossing point."""
+    standard error, at 4,000 games and every doubling up to the budget (oracle.py's
+    ``paired_losses``): negative is better. A statistic that 20 seeds resolve, unlike
+    a median's crossing point."""
     marks = list(first["checkpoints"])  # type: ignore[call-overload]
-    diff = np.asarray(second["losses"]) - np.asarray(first["losses"])
     out: dict[str, object] = {"case": first["case"], "paired": [first["variant"],
                                                                second["variant"]]}
-    for games in (4000, 8000, 16000, 32000, 64000):
-        if games in marks:
-            column = diff[:, marks.index(games)]
-            se = column.std(ddof=1) / np.sqrt(len(column)) if len(column) > 1 else 0.0
-            out[str(games)] = [round(float(column.mean()), 3), round(float(se), 3)]
+    p = paired_losses(marks, np.asarray(first["losses"]), np.asarray(second["losses"]))
+    out.update({k: v for k, v in p.items() if int(k) >= 4000})
     return out
 
 

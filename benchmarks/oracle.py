@@ -112,6 +112,8 @@ FULL_EXTRA = [
     Config("duels-unguarded", "duels", 16, 64_000, {"edge_move_sd": 0.0}),
     # the answer never moved toward an edge (before 2026-11-25)
     Config("duels-edge-off", "duels", 16, 64_000, {"edge_answer": "off"}),
+    # the answer not stepped toward the model's maximum (before 2026-11-26)
+    Config("duels-step-off", "duels", 16, 64_000, {"step_sd": 0.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),
@@ -301,6 +303,68 @@ def ratio_files(base_path: str, other_path: str) -> list[str]:
     return lines
 
 
+PAIRED_GAMES = (2000, 4000, 8000, 16000, 32000, 64000)  # where paired differences are read
+
+
+def paired_losses(marks: list[int], base: np.ndarray, other: np.ndarray
+                  ) -> dict[str, list[float]]:
+    """``other``'s loss minus ``base``'s, seed by seed (row for row: the same seeds),
+    averaged over the seeds with its standard error, at each of :data:`PAIRED_GAMES`
+    among ``marks``: negative is better. Two answers read off the same runs, or two
+    runs whose seeds draw the same games, differ far less than their medians'
+    crossing points do (docs/results/optimisers.md, "Seed by seed")."""
+    diff = np.asarray(other) - np.asarray(base)
+    out: dict[str, list[float]] = {}
+    for games in PAIRED_GAMES:
+        if games in marks:
+            column = diff[:, marks.index(games)]
+            se = column.std(ddof=1) / math.sqrt(len(column)) if len(column) > 1 else 0.0
+            out[str(games)] = [round(float(column.mean()), 3), round(float(se), 3)]
+    return out
+
+
+def paired_files(base_path: str, other_path: str) -> list[str]:
+    """The second ``--out`` file's default-answer losses minus the first's, seed by
+    seed (:func:`paired_losses`), for the one optimiser each holds (or, where they
+    hold several, each optimiser in both), with the seed-checkpoints worse than the
+    baseline in each. The files must be of one case and the same seeds."""
+    try:
+        base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
+        b_res, o_res = base["results"], other["results"]
+        if len(b_res) == 1 and len(o_res) == 1:
+            pairs = [(next(iter(b_res)), next(iter(o_res)))]
+        else:
+            pairs = [(n, n) for n in sorted(set(b_res) & set(o_res))]
+        runs = [(bn, on, b_res[bn], o_res[on]) for bn, on in pairs]
+        answers = [(b["answers"][b["answer"]], o["answers"][o["answer"]])
+                   for _, _, b, o in runs]
+        case = base["case"]
+    except (OSError, ValueError) as e:
+        raise HeurtuneError(f"cannot read a results file: {e}") from None
+    except (KeyError, TypeError, StopIteration):
+        raise HeurtuneError("not a results file of oracle.py --out") from None
+    if other.get("case") != case:
+        raise HeurtuneError(f"the files are of different cases ({case!r}, {other.get('case')!r})")
+    if not runs:
+        raise HeurtuneError("no optimiser is in both results files")
+    start, lines = CASES[case].start_elo if case in CASES else None, []
+    for (bn, on, b, o), (ab, ao) in zip(runs, answers, strict=True):
+        if ("losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]
+                or len(ab["losses"]) != len(ao["losses"])):
+            raise HeurtuneError(f"{bn}, {on}: the files need per-seed losses of as many "
+                                "seeds at the same checkpoints (written by this version "
+                                "of oracle.py with the same --seeds)")
+        p = paired_losses(b["checkpoints"], np.asarray(ab["losses"]), np.asarray(ao["losses"]))
+        cells = ", ".join(f"{int(k) // 1000}k {v[0]:+.3f} ({v[1]:.3f})" for k, v in p.items())
+        worse = ""
+        if start is not None:
+            counts = [int((np.asarray(a["losses"]) > start + WORSE).sum()) for a in (ab, ao)]
+            worse = f"; seed-checkpoints worse than the baseline {counts[0]} -> {counts[1]}"
+        lines.append(f"{case}: {on} minus {bn}, mean loss (se): {cells}{worse} "
+                     f"({len(ab['losses'])} seeds)")
+    return lines
+
+
 def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[str, Any]:
     marks = checkpoints(cfg.budget)
     runs = [r for r, _gains in both]
@@ -430,15 +494,20 @@ def main() -> int:
     ap.add_argument("--ratio", nargs=2, metavar=("BASE.json", "OTHER.json"),
                     help="run nothing: per optimiser in both --out files, OTHER's games to 1 "
                          "Elo over BASE's, with a 95%% bootstrap interval over the seeds")
+    ap.add_argument("--paired", nargs=2, metavar=("BASE.json", "OTHER.json"),
+                    help="run nothing: OTHER's default-answer loss minus BASE's, seed by seed, "
+                         "averaged with its standard error (two --out files of one case and "
+                         "the same seeds; the one optimiser in each, or those in both)")
     ap.add_argument("--validate-spsa", action="store_true")
     ap.add_argument("--validate-pairs", type=int, default=32)
     args = ap.parse_args()
     if args.case == "":
         print(list_cases())
         return 0
-    if args.ratio:
+    if args.ratio or args.paired:
         try:
-            print("\n".join(ratio_files(*args.ratio)))
+            print("\n".join(ratio_files(*args.ratio) if args.ratio
+                            else paired_files(*args.paired)))
         except HeurtuneError as e:
             print(f"oracle.py: error: {e}", file=sys.stderr)
             return 2

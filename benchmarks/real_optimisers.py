@@ -87,7 +87,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from oracle import CONFIGS, Config  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
+from oracle import CONFIGS, FULL_EXTRA, Config  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
 
 from heurtune.engine.config import EngineConfig, SearchSettings  # noqa: E402
 from heurtune.match import MatchRunner, MatchSpec, stats_of  # noqa: E402
@@ -185,10 +185,12 @@ SETUPS: dict[str, Setup] = {
 
 
 def config_of(name: str, pairs: int = 0) -> Config:
-    """benchmarks/oracle.py's configuration of a sampler (``pairs``: another trial size)."""
-    found = next((c for c in CONFIGS if c.name == name), None)
+    """benchmarks/oracle.py's configuration of a sampler, its ``--full`` ones included
+    (``pairs``: another trial size)."""
+    found = next((c for c in CONFIGS + FULL_EXTRA if c.name == name), None)
     if found is None:
-        raise SystemExit(f"unknown sampler {name!r}: one of {[c.name for c in CONFIGS]}")
+        raise SystemExit(f"unknown sampler {name!r}: one of "
+                         f"{[c.name for c in CONFIGS + FULL_EXTRA]}")
     return Config(found.name, found.sampler, pairs or found.pairs, found.budget,
                   dict(found.options))
 

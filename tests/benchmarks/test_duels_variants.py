@@ -361,16 +361,18 @@ def test_current_is_the_samplers_edge_answer_and_edge_off_the_lower_bounds_point
     model = _bowl_model()
     low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
     top = model.argmax_mean(low, high, np.zeros(2))
-    from heurtune.tuning.samplers.duels import EDGE_ROOM, toward_edges
+    from heurtune.tuning.samplers.duels import EDGE_ROOM, step_toward, toward_edges
     lower = m.lcb_answer(model, low, high, top)
     assert np.array_equal(m.VARIANTS["edge-off"].answer(model, low, high, top), lower)
     assert np.array_equal(m.VARIANTS["before"].answer(model, low, high, top), lower)
-    assert m.EDGE_MOVE_SD == 0.3  # the sampler's default edge_move_sd
+    assert m.EDGE_MOVE_SD == 0.3 and m.STEP_SD == 0.8  # the sampler's defaults
     assert np.array_equal(m.current_answer(model, low, high, top),
-                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
-                                       move_sd=0.3))
+                          step_toward(model, toward_edges(model, lower, top, low, high, 1.0,
+                                                          EDGE_ROOM, move_sd=0.3),
+                                      top, 1.0, 0.8))
     assert np.array_equal(m.VARIANTS["edge-unguarded"].answer(model, low, high, top),
-                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM))
+                          step_toward(model, toward_edges(model, lower, top, low, high, 1.0,
+                                                          EDGE_ROOM), top, 1.0, 0.8))
     assert np.array_equal(m.edge_gated_answer(model, low, high, top),
                           toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
                                        curved_only=False))
@@ -396,3 +398,43 @@ def test_edge_moves_tabulates_the_moves_and_refuses_an_unknown_case(tmp_path) ->
         assert proc.stderr.strip().splitlines() == [
             "edge_moves.py: SEEDS must be a whole number of at least 1 and BUDGET one of at "
             "least 1000"]
+
+
+def test_step_variants_step_after_the_edge_move() -> None:
+    m = _module()
+    model = _bowl_model()
+    low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    top = model.argmax_mean(low, high, np.zeros(2))
+    from heurtune.tuning.samplers.duels import (
+        EDGE_ROOM,
+        best_on_segment,
+        step_toward,
+        toward_edges,
+    )
+    lower = m.lcb_answer(model, low, high, top)
+    moved = toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM, move_sd=0.3)
+    for name, step_sd in (("step-off", 0.0), ("step-0.6", 0.6), ("step-0.7", 0.7),
+                          ("current", 0.8)):
+        assert np.array_equal(m.VARIANTS[name].answer(model, low, high, top),
+                              step_toward(model, moved, top, 1.0, step_sd)), name
+    assert not np.array_equal(m.VARIANTS["current"].answer(model, low, high, top), moved)
+    # the bar not scaled (two parameters: sqrt(2 / 4) times it when scaled)
+    assert np.array_equal(m.VARIANTS["step-flat"].answer(model, low, high, top),
+                          best_on_segment(model, moved, top, 1.0, 0.8))
+    assert np.array_equal(m.VARIANTS["step-first"].answer(model, low, high, top),
+                          toward_edges(model, step_toward(model, lower, top, 1.0, 0.8), top,
+                                       low, high, 1.0, EDGE_ROOM, move_sd=0.3))
+
+
+def test_on_checkpoint_sees_the_model_the_answer_is_read_from() -> None:
+    m = _module()
+    case = m.CASES["fishtest"]
+    seen: list[tuple[int, float]] = []
+    elo = m.relative_elo(case)
+
+    def record(games, model, low, high, centre) -> None:
+        seen.append((games, -elo(m.current_answer(model, low, high, centre))))
+
+    answers = m.run(case, m.VARIANTS["current"], 3, 4000, True, on_checkpoint=record)[0]
+    assert [g for g, _ in seen] == m.checkpoints(4000)
+    assert [loss for _, loss in seen] == answers

@@ -1,5 +1,5 @@
 """benchmarks/oracle.py --ratio: one case's games to 1 Elo over another's, with a
-bootstrap interval over the seeds."""
+bootstrap interval over the seeds; --paired: two runs' losses seed by seed."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ SCRIPT = ROOT / "benchmarks" / "oracle.py"
 MARKS = [1000, 2000, 4000, 8000, 16000]
 
 
-def _results(path: Path, case: str, losses: list[list[float]]) -> Path:
+def _results(path: Path, case: str, losses: list[list[float]], name: str = "duels") -> Path:
     """A results file as ``--out`` writes it, reduced to what --ratio reads."""
     answer = {"losses": losses, "median": np.median(losses, axis=0).tolist()}
-    path.write_text(json.dumps({"case": case, "results": {"duels": {
+    path.write_text(json.dumps({"case": case, "results": {name: {
         "answer": "duels", "checkpoints": MARKS, "answers": {"duels": answer}}}}))
     return path
 
@@ -84,3 +84,34 @@ def test_a_results_file_names_the_libraries_its_numbers_depend_on(tmp_path) -> N
     versions = json.loads(out.read_text())["versions"]
     assert versions["numpy"] == np.__version__
     assert set(versions) == {"python", "heurtune", "numpy", "scipy", "numba", "optuna"}
+
+
+def test_paired_differences_seed_by_seed(tmp_path) -> None:
+    rng = np.random.default_rng(7)
+    # the base run worse than the baseline (2 Elo below the best) at 16,000 games only
+    base = [[2.0, 1.5 + 0.4 * rng.random(), 1.0 + 0.8 * rng.random(), 0.5, 2.1]
+            for _ in range(10)]
+    # the other run: 0.2 better at 2,000 games in every seed, 0.1 worse at 4,000 in half of
+    # them, and worse than the baseline at 8,000 games in one seed
+    other = [[b[0], b[1] - 0.2, b[2] + (0.1 if k % 2 else 0.0), b[3], b[4]]
+             for k, b in enumerate(base)]
+    other[0][3] = 2.5
+    a = _results(tmp_path / "a.json", "fishtest", base)
+    b = _results(tmp_path / "b.json", "fishtest", other, name="duels-step")
+    proc = _run("--paired", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = proc.stdout.strip()
+    assert line.startswith("fishtest: duels-step minus duels, mean loss (se): ")
+    assert "2k -0.200 (0.000), 4k +0.050 (0.017), 8k +0.200 (0.200), 16k +0.000 (0.000)" in line
+    assert line.endswith("seed-checkpoints worse than the baseline 10 -> 11 (10 seeds)")
+
+
+def test_paired_files_of_other_cases_or_seeds_are_one_line_and_exit_2(tmp_path) -> None:
+    a = _results(tmp_path / "a.json", "fishtest", [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3)
+    b = _results(tmp_path / "b.json", "edge", [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3)
+    c = _results(tmp_path / "c.json", "fishtest", [[2.0, 1.5, 0.9, 0.5, 0.2]] * 4)
+    (tmp_path / "list.json").write_text("[1, 2]")
+    for files in ((a, b), (a, c), (a, tmp_path / "list.json"), (a, tmp_path / "missing.json")):
+        proc = _run("--paired", str(files[0]), str(files[1]), cwd=tmp_path)
+        assert proc.returncode == 2, files
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -106,9 +106,13 @@ def test_a_move_whose_own_gain_is_too_uncertain_is_not_made() -> None:
 
 
 def sampler(edge_answer: str | None, **more: float) -> DuelsSampler:
+    """A sampler with this posterior; the edge rule alone (no step toward the maximum,
+    ``step_sd = 0``, unless given: tests/tuning/samplers/test_duels_step.py)."""
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0)
                                   for i in range(2)))
-    options: dict[str, object] = {} if edge_answer is None else {"edge_answer": edge_answer}
+    options: dict[str, object] = {"step_sd": 0.0}
+    if edge_answer is not None:
+        options["edge_answer"] = edge_answer
     options.update(more)
     spec = SamplerSpec.parse("duels", options, "test")
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)

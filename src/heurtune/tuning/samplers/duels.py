@@ -6,7 +6,8 @@ optimum, a Bayesian quadratic model of the landscape fitted to all of them
 lower confidence bound on the gain over the baseline is highest (the baseline
 itself until one is positive), moved toward the model's maximum where that lies
 at the box's edge, the fitted curvature supports it and the move's own gain is
-sure enough (:func:`toward_edges`).
+sure enough (:func:`toward_edges`), then stepped toward that maximum as far as
+the step's own gain is sure enough (:func:`step_toward`).
 
 The model's gain of its answer is *model-based*: right where the landscape is
 quadratic, over-confident where it is not (on the simulated oracle's ``skewed``
@@ -26,6 +27,7 @@ over a 64,000-game study; that is what measuring a gain of a few Elo costs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -165,17 +167,48 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
 
 
 def best_on_segment(model: QuadraticModel, start: np.ndarray, end: np.ndarray,
-                    z: float) -> np.ndarray:
+                    z: float, move_sd: float = 0.0) -> np.ndarray:
     """The point of highest mean gain over the baseline on the segment ``start`` ..
     ``end`` (in 100 steps) whose lower bound ``mean - z sd`` is positive, or ``start``
-    itself where none beats its mean."""
+    itself where none beats its mean. ``move_sd``: only points whose mean gain over
+    ``start`` itself lies that many sd above zero (0: any)."""
     best, best_mean = start, model.gain(start)[0]
     for t in np.linspace(0.0, 1.0, 101)[1:]:
         trial = start + t * (end - start)
         mean, sd = model.gain(trial)
         if mean - z * sd > 0.0 and mean > best_mean:
+            if move_sd > 0.0:
+                step, step_sd = model.difference(trial, start)
+                if step < move_sd * step_sd:
+                    continue
             best, best_mean = trial, mean
     return best
+
+
+def step_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray, z: float,
+                step_sd: float) -> np.ndarray:
+    """The answer ``point`` stepped toward the model's maximum ``centre``: the point of
+    highest mean gain on that segment whose lower bound on the gain over the baseline
+    stays positive and whose mean gain over ``point`` lies ``step_sd * sqrt(d / 4)``
+    sd above zero in ``d`` parameters (the ``step_sd`` option; 0: ``point`` itself,
+    no step).
+
+    Why: the point of highest lower bound trades mean gain for certainty all the
+    way, so it stops short of gains the model is already fairly sure of; the step
+    takes them where the model is that sure the step itself gains, and never past a
+    point whose gain over the baseline is in doubt. No step can be ``z`` sd sure (at
+    the lower bound's point a move's mean gain is at most ``z`` times the sd of its
+    own gain), so with ``z = 1`` and the default 0.8 there is no step in seven
+    parameters or more. The bar grows with the square root of the parameters because
+    a maximum over more directions picks up more noise: on the simulated oracle's
+    ``twelve`` case a bar of 0.8 sd not scaled made the answer worse than the
+    baseline more often and lost Elo (docs/results/optimisers.md, "A step toward
+    the model's maximum"). After the move toward an edge (:func:`toward_edges`), not
+    before: stepped first, the edge move's own gain is smaller and its guard holds it
+    back more often, which cost the ``edge`` case what the step gained it."""
+    if step_sd <= 0.0:
+        return point
+    return best_on_segment(model, point, centre, z, step_sd * math.sqrt(model.dim / 4.0))
 
 
 class DuelsSampler(DuelSampler):
@@ -223,19 +256,22 @@ class DuelsSampler(DuelSampler):
     def recommend(self) -> tuple[np.ndarray, float, float]:
         """The model's answer (relative unit coordinates) with its model-based gain
         over the baseline: mean and sd, in Elo. The point of highest lower bound,
-        then (``edge_answer``, :func:`toward_edges`) moved toward the model's maximum
-        where that lies at the box's edge and the move's own gain is sure enough
-        (``edge_move_sd``)."""
+        moved toward the model's maximum where that lies at the box's edge and the
+        move's own gain is sure enough (``edge_answer``, ``edge_move_sd``,
+        :func:`toward_edges`), then stepped toward that maximum as far as the step's
+        own gain is sure enough (``step_sd``, :func:`step_toward`)."""
         o = self.options
         point, mean, sd = self.model.recommend(self.low, self.high, o["z"], self._centre)
+        moved = point
         if o["edge_answer"] != "off":
-            moved = toward_edges(self.model, point, self._centre, self.low, self.high,
+            moved = toward_edges(self.model, moved, self._centre, self.low, self.high,
                                  o["z"], EDGE_ROOM * o["radius"],
                                  curved_only=o["edge_answer"] == "curved",
                                  move_sd=o["edge_move_sd"])
-            if moved is not point:
-                point = moved
-                mean, sd = self.model.gain(point)
+        moved = step_toward(self.model, moved, self._centre, o["z"], o["step_sd"])
+        if moved is not point:
+            point = moved
+            mean, sd = self.model.gain(point)
         return point, mean, sd
 
     def propose(self, trials: Sequence[FrozenTrial],
