@@ -124,9 +124,12 @@ def test_fixed_duels_stay_around_the_baseline_and_z_answers_are_bolder() -> None
     model.fit()
     lo, hi = np.array([-1.0]), np.array([1.0])
     top = model.argmax_mean(lo, hi, np.zeros(1))
-    cautious = m.current_answer(model, lo, hi, top)[0]
+    cautious = m.lcb_answer(model, lo, hi, top)[0]
     bold = m.z_answer(0.25)(model, lo, hi, top)[0]
     assert 0.0 < cautious < bold <= top[0] + 1e-6
+    # the sampler's own answer steps from the lower bound's point toward the top
+    stepped = m.current_answer(model, lo, hi, top)[0]
+    assert cautious < stepped <= top[0] + 1e-6
 
 
 def test_path_reports_the_posterior_against_the_truth(tmp_path) -> None:
