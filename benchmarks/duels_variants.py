@@ -43,19 +43,22 @@ Variants (each changes one thing):
     heurtune's ``duels`` as it is: its answer, the point of highest lower bound,
     moved toward an edge since 2026-11-25 (``edge_answer = "curved"``,
     :func:`heurtune.tuning.samplers.duels.toward_edges`, where the model's mean gain of
-    the move is ``edge_move_sd`` sd above zero), then stepped toward the model's
-    maximum since 2026-11-26 (``step_sd``,
-    :func:`heurtune.tuning.samplers.duels.step_toward`).
+    the move is ``edge_move_sd`` sd above zero); not stepped toward the model's
+    maximum (``step_sd = 0``, the default).
+``step-0.8``
+    ``current`` stepped toward the model's maximum after the move toward an edge
+    (``step_sd = 0.8``, :func:`heurtune.tuning.samplers.duels.step_toward`; the
+    default for a few hours on 2026-11-26).
 ``step-off``
-    ``current`` without the step: the sampler's answer of 2026-11-25 (``step_sd = 0``).
+    the answer not stepped (``step_sd = 0``): ``current`` again, kept by this name for
+    the commands of docs/results/optimisers.md.
 ``step-0.6`` / ``step-0.7``
-    ``current`` with the step's bar at 0.6 or 0.7 sd in four parameters, not 0.8
-    (``step_sd``).
+    ``step-0.8`` with the step's bar at 0.6 or 0.7 sd in four parameters (``step_sd``).
 ``step-flat``
-    ``current`` with the step's bar 0.8 sd in any number of parameters, not scaled by
+    ``step-0.8`` with the bar 0.8 sd in any number of parameters, not scaled by
     sqrt(d / 4).
 ``step-first``
-    ``current`` with the step made before the move toward an edge, not after.
+    ``step-0.8`` with the step made before the move toward an edge, not after.
 ``edge-unguarded``
     ``current`` with the move toward an edge made without its own test
     (``edge_move_sd = 0``; the sampler's answer on 2026-11-25 before the guard).
@@ -315,15 +318,17 @@ def guarded_answer(move_sd: float, step_sd: float = 0.0, scaled: bool = True) ->
 
 
 EDGE_MOVE_SD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the sampler's
-STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise
+STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise (0: no step)
+STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
 
 
 def stepped_first_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                          centre: np.ndarray) -> np.ndarray:
-    """``current`` the other way round: the lower bound's point stepped toward the
+    """``step-0.8`` the other way round: the lower bound's point stepped toward the
     model's maximum first, then moved toward an edge from there."""
-    point = duels.step_toward(model, lcb_answer(model, low, high, centre), centre, Z, STEP_SD)
+    point = duels.step_toward(model, lcb_answer(model, low, high, centre), centre, Z,
+                              STEP_TRIED)
     return duels.toward_edges(model, point, centre, low, high, Z, duels.EDGE_ROOM * RADIUS,
                               curved_only=True, move_sd=EDGE_MOVE_SD)
 
@@ -457,9 +462,10 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-off": Variant(answer=lcb_answer),
             "edge-unguarded": Variant(answer=guarded_answer(0.0, STEP_SD)),
             "step-off": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.0)),
+            "step-0.8": Variant(answer=guarded_answer(EDGE_MOVE_SD, STEP_TRIED)),
             "step-0.6": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.6)),
             "step-0.7": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.7)),
-            "step-flat": Variant(answer=guarded_answer(EDGE_MOVE_SD, STEP_SD, scaled=False)),
+            "step-flat": Variant(answer=guarded_answer(EDGE_MOVE_SD, STEP_TRIED, scaled=False)),
             "step-first": Variant(answer=stepped_first_answer),
             "gain-every-5": Variant(gain_every=5, gain_phase=3),
             "gain-every-3": Variant(gain_every=3, gain_phase=1),

@@ -112,8 +112,9 @@ FULL_EXTRA = [
     Config("duels-unguarded", "duels", 16, 64_000, {"edge_move_sd": 0.0}),
     # the answer never moved toward an edge (before 2026-11-25)
     Config("duels-edge-off", "duels", 16, 64_000, {"edge_answer": "off"}),
-    # the answer not stepped toward the model's maximum (before 2026-11-26)
-    Config("duels-step-off", "duels", 16, 64_000, {"step_sd": 0.0}),
+    # the answer stepped toward the model's maximum (the default for a few hours on
+    # 2026-11-26)
+    Config("duels-step", "duels", 16, 64_000, {"step_sd": 0.8}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),
@@ -125,7 +126,9 @@ FULL_EXTRA = [
 
 
 def library_versions() -> dict[str, str]:
-    """The installed versions of the libraries a run's numbers depend on."""
+    """The installed versions of the libraries a run's numbers depend on, and the
+    processor (``cpu``): numpy's OpenBLAS picks its kernels by the processor at run
+    time, and the same versions on another processor send a seed's duels elsewhere."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": sys.version.split()[0]}
@@ -134,7 +137,28 @@ def library_versions() -> dict[str, str]:
             out[name] = version(name)
         except PackageNotFoundError:
             out[name] = "not installed"
+    out["cpu"] = cpu_name()
     return out
+
+
+def cpu_name() -> str:
+    """The processor's model and its widest vector extension (``unknown`` where the
+    platform does not say)."""
+    import platform
+
+    model, flags = platform.processor() or platform.machine() or "unknown", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+                break
+    except OSError:
+        pass
+    widest = next((f for f in ("avx512f", "avx2", "avx", "neon", "asimd") if f in flags), "")
+    return f"{model} {widest}".strip()
 
 
 def checkpoints(budget: int) -> list[int]:

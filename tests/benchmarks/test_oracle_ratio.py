@@ -83,7 +83,8 @@ def test_a_results_file_names_the_libraries_its_numbers_depend_on(tmp_path) -> N
     assert proc.returncode == 0, proc.stderr[-2000:]
     versions = json.loads(out.read_text())["versions"]
     assert versions["numpy"] == np.__version__
-    assert set(versions) == {"python", "heurtune", "numpy", "scipy", "numba", "optuna"}
+    assert set(versions) == {"python", "heurtune", "numpy", "scipy", "numba", "optuna", "cpu"}
+    assert versions["cpu"]  # the processor: OpenBLAS picks its kernels by it
 
 
 def test_paired_differences_seed_by_seed(tmp_path) -> None:
