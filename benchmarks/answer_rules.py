@@ -1,7 +1,7 @@
 """Answer rules of ``duels`` compared on the very same runs: every rule reads its answer
 off the same model at the same checkpoints, so their differences are the rules' alone.
 
-    python benchmarks/answer_rules.py --case fishtest,edge [--rules current,step-0.8,centre]
+    python benchmarks/answer_rules.py --case fishtest,edge [--rules current,step-off,centre]
                                       [--seeds 40] [--budget 64000] [--workers 2]
                                       [--cases MY_CASES.py] [--json]
 
@@ -17,7 +17,7 @@ So the rules pair exactly, seed for seed and checkpoint for checkpoint, and a fe
 hundredths of an Elo resolve where separate runs need many more seeds.
 
 The rules are the stand-in's variants that differ from ``current`` in their answer
-only (``step-0.8``, ``step-0.6``, ``edge-off``, ``gated``, ``z-half`` ...), and
+only (``step-off``, ``step-0.6``, ``edge-off``, ``gated``, ``z-half`` ...), and
 ``centre``: the model's own maximum, where the duels are centred (no lower bound: the
 boldest answer the model gives, and a bound on what a rule moving toward it gains).
 
@@ -130,7 +130,7 @@ def main() -> int:
     ap.add_argument("--case", default="fishtest,edge", help="comma-separated oracle cases")
     ap.add_argument("--cases", action="append", default=[], metavar="FILE.py",
                     help="a file whose define_case calls add cases (repeatable)")
-    ap.add_argument("--rules", default="current,step-0.8,centre",
+    ap.add_argument("--rules", default="current,step-off,centre",
                     help="comma-separated; the first is the base of the paired differences")
     ap.add_argument("--seeds", type=int, default=40)
     ap.add_argument("--budget", type=int, default=64000)

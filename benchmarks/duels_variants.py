@@ -43,15 +43,13 @@ Variants (each changes one thing):
     heurtune's ``duels`` as it is: its answer, the point of highest lower bound,
     moved toward an edge since 2026-11-25 (``edge_answer = "curved"``,
     :func:`heurtune.tuning.samplers.duels.toward_edges`, where the model's mean gain of
-    the move is ``edge_move_sd`` sd above zero); not stepped toward the model's
-    maximum (``step_sd = 0``, the default).
+    the move is ``edge_move_sd`` sd above zero), then stepped toward the model's
+    maximum since 2026-11-26 (``step_sd``, 0.8,
+    :func:`heurtune.tuning.samplers.duels.step_toward`).
 ``step-0.8``
-    ``current`` stepped toward the model's maximum after the move toward an edge
-    (``step_sd = 0.8``, :func:`heurtune.tuning.samplers.duels.step_toward`; the
-    default for a few hours on 2026-11-26).
+    the step's bar at 0.8 sd whatever the sampler's default (``current`` today).
 ``step-off``
-    the answer not stepped (``step_sd = 0``): ``current`` again, kept by this name for
-    the commands of docs/results/optimisers.md.
+    ``current`` without the step: the sampler's answer of 2026-11-25 (``step_sd = 0``).
 ``step-0.6`` / ``step-0.7``
     ``step-0.8`` with the step's bar at 0.6 or 0.7 sd in four parameters (``step_sd``).
 ``step-flat``
@@ -318,7 +316,7 @@ def guarded_answer(move_sd: float, step_sd: float = 0.0, scaled: bool = True) ->
 
 
 EDGE_MOVE_SD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the sampler's
-STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise (0: no step)
+STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
 

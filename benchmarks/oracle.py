@@ -112,9 +112,8 @@ FULL_EXTRA = [
     Config("duels-unguarded", "duels", 16, 64_000, {"edge_move_sd": 0.0}),
     # the answer never moved toward an edge (before 2026-11-25)
     Config("duels-edge-off", "duels", 16, 64_000, {"edge_answer": "off"}),
-    # the answer stepped toward the model's maximum (the default for a few hours on
-    # 2026-11-26)
-    Config("duels-step", "duels", 16, 64_000, {"step_sd": 0.8}),
+    # the answer not stepped toward the model's maximum (before 2026-11-26)
+    Config("duels-step-off", "duels", 16, 64_000, {"step_sd": 0.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

@@ -127,9 +127,9 @@ def test_fixed_duels_stay_around_the_baseline_and_z_answers_are_bolder() -> None
     cautious = m.lcb_answer(model, lo, hi, top)[0]
     bold = m.z_answer(0.25)(model, lo, hi, top)[0]
     assert 0.0 < cautious < bold <= top[0] + 1e-6
-    # the step (step_sd, off by default) goes from the lower bound's point toward the top
-    assert m.current_answer(model, lo, hi, top)[0] == cautious
-    stepped = m.VARIANTS["step-0.8"].answer(model, lo, hi, top)[0]
+    # the sampler's own answer steps from the lower bound's point toward the top
+    assert m.VARIANTS["step-off"].answer(model, lo, hi, top)[0] == cautious
+    stepped = m.current_answer(model, lo, hi, top)[0]
     assert cautious < stepped <= top[0] + 1e-6
 
 
@@ -365,16 +365,18 @@ def test_current_is_the_samplers_edge_answer_and_edge_off_the_lower_bounds_point
     model = _bowl_model()
     low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
     top = model.argmax_mean(low, high, np.zeros(2))
-    from heurtune.tuning.samplers.duels import EDGE_ROOM, toward_edges
+    from heurtune.tuning.samplers.duels import EDGE_ROOM, step_toward, toward_edges
     lower = m.lcb_answer(model, low, high, top)
     assert np.array_equal(m.VARIANTS["edge-off"].answer(model, low, high, top), lower)
     assert np.array_equal(m.VARIANTS["before"].answer(model, low, high, top), lower)
-    assert m.EDGE_MOVE_SD == 0.3 and m.STEP_SD == 0.0  # the sampler's defaults
+    assert m.EDGE_MOVE_SD == 0.3 and m.STEP_SD == 0.8  # the sampler's defaults
     assert np.array_equal(m.current_answer(model, low, high, top),
-                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
-                                       move_sd=0.3))
+                          step_toward(model, toward_edges(model, lower, top, low, high, 1.0,
+                                                          EDGE_ROOM, move_sd=0.3),
+                                      top, 1.0, 0.8))
     assert np.array_equal(m.VARIANTS["edge-unguarded"].answer(model, low, high, top),
-                          toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM))
+                          step_toward(model, toward_edges(model, lower, top, low, high, 1.0,
+                                                          EDGE_ROOM), top, 1.0, 0.8))
     assert np.array_equal(m.edge_gated_answer(model, low, high, top),
                           toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM,
                                        curved_only=False))
@@ -415,12 +417,11 @@ def test_step_variants_step_after_the_edge_move() -> None:
     )
     lower = m.lcb_answer(model, low, high, top)
     moved = toward_edges(model, lower, top, low, high, 1.0, EDGE_ROOM, move_sd=0.3)
-    for name, step_sd in (("step-off", 0.0), ("current", 0.0), ("step-0.6", 0.6),
-                          ("step-0.7", 0.7), ("step-0.8", 0.8)):
+    for name, step_sd in (("step-off", 0.0), ("step-0.6", 0.6), ("step-0.7", 0.7),
+                          ("step-0.8", 0.8), ("current", 0.8)):
         assert np.array_equal(m.VARIANTS[name].answer(model, low, high, top),
                               step_toward(model, moved, top, 1.0, step_sd)), name
-    assert np.array_equal(m.VARIANTS["current"].answer(model, low, high, top), moved)
-    assert not np.array_equal(m.VARIANTS["step-0.8"].answer(model, low, high, top), moved)
+    assert not np.array_equal(m.VARIANTS["current"].answer(model, low, high, top), moved)
     # the bar not scaled (two parameters: sqrt(2 / 4) times it when scaled)
     assert np.array_equal(m.VARIANTS["step-flat"].answer(model, low, high, top),
                           best_on_segment(model, moved, top, 1.0, 0.8))

@@ -111,11 +111,12 @@ def sampler(**options: float) -> DuelsSampler:
 
 
 def test_the_sampler_steps_by_its_option_and_states_the_stepped_gain() -> None:
-    assert sampler().options["step_sd"] == 0.0  # the default: no step
-    for off in (sampler(), sampler(step_sd=0.0)):
-        lower = off.model.recommend(off.low, off.high, 1.0, off._centre)
-        point, mean, sd = off.recommend()
-        assert np.array_equal(point, lower[0]) and (mean, sd) == lower[1:]
+    assert sampler().options["step_sd"] == 0.8  # the default
+    off = sampler(step_sd=0.0)
+    lower = off.model.recommend(off.low, off.high, 1.0, off._centre)
+    point, mean, sd = off.recommend()
+    assert np.array_equal(point, lower[0]) and (mean, sd) == lower[1:]
+    assert sampler().recommend()[0][0] > lower[0][0]  # the default steps
     on = sampler(step_sd=0.6)
     point, mean, sd = on.recommend()
     assert point[0] > lower[0][0]

@@ -158,12 +158,11 @@ KINDS: tuple[SamplerKind, ...] = (
                                                           "the baseline is, in Elo (the data "
                                                           "scale it up on their own)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
-        "step_sd": Option(float, 0.0, 0.0, 10.0,
+        "step_sd": Option(float, 0.8, 0.0, 10.0,
                           help="answer: then step toward the model's maximum, as far as the "
                                "mean gain rises, the lower bound stays positive and the step's "
                                "own mean gain lies this many sd above zero (in 4 parameters; "
-                               "sqrt(d / 4) times that in d); 0, the default: no step "
-                               "(0.8 was measured: docs/results/optimisers.md)"),
+                               "sqrt(d / 4) times that in d); 0: no step"),
         "edge_answer": Option(str, "curved", choices=("curved", "always", "off"),
                               help="answer: where the model's maximum lies at the box's "
                                    "edge, move toward it (curved: only where the fitted "
