@@ -350,7 +350,10 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
     """The second ``--out`` file's default-answer losses minus the first's, seed by
     seed (:func:`paired_losses`), for the one optimiser each holds (or, where they
     hold several, each optimiser in both), with the seed-checkpoints worse than the
-    baseline in each. The files must be of one case and the same seeds."""
+    baseline in each. The files must be of one case and the same seeds; a first line
+    ``warning: ...`` says where they were not written with the same libraries on the
+    same processor (:func:`versions_differ`), where a seed's duels go elsewhere and
+    the differences are not paired."""
     try:
         base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
         b_res, o_res = base["results"], other["results"]
@@ -371,6 +374,9 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
     if not runs:
         raise HeurtuneError("no optimiser is in both results files")
     start, lines = CASES[case].start_elo if case in CASES else None, []
+    differ = versions_differ(base.get("versions"), other.get("versions"))
+    if differ:
+        lines.append(f"warning: {differ}: seed by seed these runs are not paired")
     for (bn, on, b, o), (ab, ao) in zip(runs, answers, strict=True):
         if ("losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]
                 or len(ab["losses"]) != len(ao["losses"])):
@@ -386,6 +392,17 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
         lines.append(f"{case}: {on} minus {bn}, mean loss (se): {cells}{worse} "
                      f"({len(ab['losses'])} seeds)")
     return lines
+
+
+def versions_differ(a: dict[str, str] | None, b: dict[str, str] | None) -> str:
+    """What differs between two ``--out`` files' ``versions`` (libraries and
+    processor) that changes a seed's runs; empty where nothing does."""
+    if not a or not b:
+        return "a file does not name its library versions"
+    keys = sorted((set(a) | set(b)) - {"heurtune"})
+    changed = [f"{k} {a.get(k, 'not recorded')} vs {b.get(k, 'not recorded')}"
+               for k in keys if a.get(k) != b.get(k)]
+    return "the files differ in " + "; ".join(changed) if changed else ""
 
 
 def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[str, Any]:
@@ -529,8 +546,12 @@ def main() -> int:
         return 0
     if args.ratio or args.paired:
         try:
-            print("\n".join(ratio_files(*args.ratio) if args.ratio
-                            else paired_files(*args.paired)))
+            lines = ratio_files(*args.ratio) if args.ratio else paired_files(*args.paired)
+            for line in lines:
+                if line.startswith("warning: "):
+                    print(f"oracle.py: {line}", file=sys.stderr)
+                else:
+                    print(line)
         except HeurtuneError as e:
             print(f"oracle.py: error: {e}", file=sys.stderr)
             return 2

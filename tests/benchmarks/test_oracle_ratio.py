@@ -105,6 +105,27 @@ def test_paired_differences_seed_by_seed(tmp_path) -> None:
     assert line.startswith("fishtest: duels-step minus duels, mean loss (se): ")
     assert "2k -0.200 (0.000), 4k +0.050 (0.017), 8k +0.200 (0.200), 16k +0.000 (0.000)" in line
     assert line.endswith("seed-checkpoints worse than the baseline 10 -> 11 (10 seeds)")
+    assert "warning" in proc.stderr  # these files name no versions: pairing unknown
+
+
+def test_paired_files_from_two_machines_are_flagged(tmp_path) -> None:
+    # the same code and libraries on another processor send a seed's duels elsewhere
+    losses = [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3
+    a, b = (_results(tmp_path / f"{n}.json", "fishtest", losses) for n in "ab")
+    here = {"python": "3.11.7", "numpy": "2.4.6", "cpu": "Xeon avx512f"}
+    for path, versions in ((a, here), (b, here)):
+        data = json.loads(path.read_text())
+        data["versions"] = versions
+        path.write_text(json.dumps(data))
+    proc = _run("--paired", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.startswith("fishtest:")
+    data = json.loads(b.read_text())
+    data["versions"] = {**here, "cpu": "EPYC avx2"}
+    b.write_text(json.dumps(data))
+    proc = _run("--paired", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.startswith("fishtest:")
+    assert proc.stderr.strip() == ("oracle.py: warning: the files differ in cpu Xeon avx512f "
+                                   "vs EPYC avx2: seed by seed these runs are not paired")
 
 
 def test_paired_files_of_other_cases_or_seeds_are_one_line_and_exit_2(tmp_path) -> None:
