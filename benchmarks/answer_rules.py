@@ -45,7 +45,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duels_variants as dv  # noqa: E402
-from oracle import WORSE, checkpoints, games_to, load_cases, paired_losses  # noqa: E402
+from oracle import (  # noqa: E402
+    WORSE,
+    check_cases,
+    checkpoints,
+    games_to,
+    load_cases,
+    paired_losses,
+)
 
 from heurtune.engine.heuristics.oracle import CASES  # noqa: E402
 from heurtune.errors import HeurtuneError  # noqa: E402
@@ -63,10 +70,8 @@ def centre_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
 def answer_rules() -> dict[str, dv.Answer]:
     """Every variant of the stand-in that differs from ``current`` in its answer
     only, and the model's maximum."""
-    current = dv.VARIANTS["current"]
     rules = {name: v.answer for name, v in dv.VARIANTS.items()
-             if v == dv.Variant(answer=v.answer) and v.answer is not None}
-    rules["current"] = current.answer
+             if v == dv.Variant(answer=v.answer)}  # ``current`` among them
     rules[CENTRE] = centre_answer
     return rules
 
@@ -137,15 +142,13 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2, help="processes, one core each")
     ap.add_argument("--json", action="store_true", help="one JSON object per case and rule")
     args = ap.parse_args()
+    cases, rules = args.case.split(","), args.rules.split(",")
     try:
         load_cases(args.cases)
+        check_cases(cases)
     except HeurtuneError as e:
         ap.error(str(e))
-    cases, rules = args.case.split(","), args.rules.split(",")
     known = answer_rules()
-    for name in cases:
-        if name not in CASES:
-            ap.error(f"unknown case {name!r} (known: {', '.join(CASES)})")
     for rule in rules:
         if rule not in known:
             ap.error(f"unknown rule {rule!r} (known: {', '.join(known)})")

@@ -17,8 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duels_variants as dv  # noqa: E402
+from oracle import check_cases  # noqa: E402  (benchmarks/oracle.py)
 
 from heurtune.engine.heuristics import oracle  # noqa: E402
+from heurtune.errors import HeurtuneError  # noqa: E402
 from heurtune.tuning.samplers.quadratic import QuadraticModel  # noqa: E402
 
 BUDGETS = (8000, 16000, 32000)
@@ -41,10 +43,11 @@ def main() -> int:
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
     names, seeds = sys.argv[1].split(","), int(sys.argv[2])
-    for name in names:
-        if name not in oracle.CASES:
-            print(f"unknown case {name!r} (known: {', '.join(oracle.CASES)})", file=sys.stderr)
-            return 2
+    try:
+        check_cases(names)
+    except HeurtuneError as e:
+        print(e, file=sys.stderr)
+        return 2
     found: list[list[tuple[float, float]]] = []
     for name in names:
         case = oracle.CASES[name]

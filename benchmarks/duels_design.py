@@ -40,8 +40,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/duels_variants.py: the sampler's defaults, the case's box in its coordinates,
 # path duels
 from duels_variants import CURVATURE_SHARE, RADIUS, path_points, relative_box  # noqa: E402
+from oracle import check_cases  # noqa: E402  (benchmarks/oracle.py)
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
+from heurtune.errors import HeurtuneError  # noqa: E402
 from heurtune.tuning.samplers.duels import duel_points  # noqa: E402
 from heurtune.tuning.samplers.quadratic import (  # noqa: E402
     ELO_PER_SCORE,
@@ -85,10 +87,10 @@ def sd_at(precision: np.ndarray, point: np.ndarray) -> float:
 def slope_sd_at(precision: np.ndarray, point: np.ndarray) -> float:
     """The posterior sd of the gain's slope at ``point``, the mean over the
     coordinates: what places the model's maximum (at an optimum on the box's edge,
-    whether it reaches the edge)."""
-    sds = [math.sqrt(float(s @ np.linalg.solve(precision, s)))
-           for s in (slope_features(point, i) for i in range(point.shape[0]))]
-    return float(np.mean(sds))
+    whether it reaches the edge). One solve for all the coordinates."""
+    slopes = np.array([slope_features(point, i) for i in range(point.shape[0])])
+    variances = np.einsum("ij,ji->i", slopes, np.linalg.solve(precision, slopes.T))
+    return float(np.mean(np.sqrt(variances)))
 
 
 def c_optimal(case: OracleCase, duels: int, steps: int = 3000
@@ -140,9 +142,10 @@ def main() -> int:
         ap.error("--duels takes whole numbers and --path shares, comma-separated")
     if any(n < 1 for n in counts) or any(not 0.0 <= q <= 1.0 for q in paths):
         ap.error("--duels must be positive and --path shares between 0 and 1")
-    for name in args.case.split(","):
-        if name not in CASES:
-            ap.error(f"unknown case {name!r} (known: {', '.join(CASES)})")
+    try:
+        check_cases(args.case.split(","))
+    except HeurtuneError as e:
+        ap.error(str(e))
     for name in args.case.split(","):
         case = CASES[name]
         best = relative_box(case)[2]

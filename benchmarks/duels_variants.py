@@ -166,6 +166,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/oracle.py: its checkpoints, its crossing points and the duels configuration
 from oracle import (  # noqa: E402
     CONFIGS,
+    check_cases,
     checkpoints,
     crossing_ratio,
     games_to,
@@ -683,11 +684,9 @@ def main() -> int:
     cases, variants = args.case.split(","), args.variants.split(",")
     try:
         load_cases(args.cases)
+        check_cases(cases)
     except HeurtuneError as e:
         ap.error(str(e))
-    for name in cases:
-        if name not in CASES:
-            ap.error(f"unknown case {name!r} (known: {', '.join(CASES)})")
     for name in variants:
         if name not in VARIANTS:
             ap.error(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")

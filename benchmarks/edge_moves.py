@@ -30,8 +30,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duels_variants as dv  # noqa: E402
+from oracle import check_cases  # noqa: E402  (benchmarks/oracle.py)
 
 from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
+from heurtune.errors import HeurtuneError  # noqa: E402
 from heurtune.tuning.samplers.quadratic import QuadraticModel  # noqa: E402
 from heurtune.tuning.samplers.registry import SAMPLERS  # noqa: E402
 
@@ -88,10 +90,11 @@ def main() -> int:
         print("edge_moves.py: SEEDS must be a whole number of at least 1 and BUDGET one of "
               "at least 1000", file=sys.stderr)
         return 2
-    for name in names:
-        if name not in CASES:
-            print(f"unknown case {name!r} (known: {', '.join(CASES)})", file=sys.stderr)
-            return 2
+    try:
+        check_cases(names)
+    except HeurtuneError as e:
+        print(e, file=sys.stderr)
+        return 2
     print(f"{'case':<10} {'moves':>6} {'all':>7} {'slope > 0':>10} {'move > 0.3 sd':>14} "
           f"{'curved':>7} {'guarded':>8}   curvature steeper than the prior's")
     for name in names:

@@ -297,23 +297,44 @@ def crossing_ratio(marks: list[int], base: np.ndarray, other: np.ndarray,
             "share_within": round(float(np.mean(ratios <= target)), 3) if len(ratios) else None}
 
 
-def ratio_files(base_path: str, other_path: str) -> list[str]:
-    """Per optimiser in both files (written by ``--out``), its games to 1 Elo in
-    the second over the first, with :func:`crossing_ratio`'s interval."""
+# one optimiser in two results files: its names, its results and its default answers
+ResultsPair = tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
+
+
+def read_results_pair(base_path: str, other_path: str, one_each: bool = False
+                      ) -> tuple[dict[str, Any], dict[str, Any], list[ResultsPair]]:
+    """Two ``--out`` files and their optimisers side by side: those in both, or
+    (``one_each``, for files that must be of one case) where each holds just one,
+    those two whatever their names. One clear error where a file cannot be read, is
+    not such a file, the cases differ (``one_each``) or no optimiser pairs."""
     try:
         base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
     except (OSError, ValueError) as e:
         raise HeurtuneError(f"cannot read a results file: {e}") from None
     try:
-        common = sorted(set(base["results"]) & set(other["results"]))
-        pairs = [(name, base["results"][name], other["results"][name]) for name in common]
-        answers = [(b["answers"][b["answer"]], o["answers"][o["answer"]]) for _, b, o in pairs]
+        b_res, o_res = base["results"], other["results"]
+        if one_each and len(b_res) == 1 and len(o_res) == 1:
+            names = [(next(iter(b_res)), next(iter(o_res)))]
+        else:
+            names = [(n, n) for n in sorted(set(b_res) & set(o_res))]
+        pairs = [(bn, on, b_res[bn], o_res[on], b_res[bn]["answers"][b_res[bn]["answer"]],
+                  o_res[on]["answers"][o_res[on]["answer"]]) for bn, on in names]
+        case = base["case"]
     except (KeyError, TypeError):
         raise HeurtuneError("not a results file of oracle.py --out") from None
+    if one_each and other.get("case") != case:
+        raise HeurtuneError(f"the files are of different cases ({case!r}, {other.get('case')!r})")
     if not pairs:
         raise HeurtuneError("no optimiser is in both results files")
+    return base, other, pairs
+
+
+def ratio_files(base_path: str, other_path: str) -> list[str]:
+    """Per optimiser in both files (written by ``--out``), its games to 1 Elo in
+    the second over the first, with :func:`crossing_ratio`'s interval."""
+    base, other, pairs = read_results_pair(base_path, other_path)
     lines = []
-    for (name, b, o), (ab, ao) in zip(pairs, answers, strict=True):
+    for name, _, b, o, ab, ao in pairs:
         if "losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]:
             raise HeurtuneError(f"{name}: the files need per-seed losses at the same "
                                 "checkpoints (written by this version of oracle.py)")
@@ -354,30 +375,13 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
     ``warning: ...`` says where they were not written with the same libraries on the
     same processor (:func:`versions_differ`), where a seed's duels go elsewhere and
     the differences are not paired."""
-    try:
-        base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
-        b_res, o_res = base["results"], other["results"]
-        if len(b_res) == 1 and len(o_res) == 1:
-            pairs = [(next(iter(b_res)), next(iter(o_res)))]
-        else:
-            pairs = [(n, n) for n in sorted(set(b_res) & set(o_res))]
-        runs = [(bn, on, b_res[bn], o_res[on]) for bn, on in pairs]
-        answers = [(b["answers"][b["answer"]], o["answers"][o["answer"]])
-                   for _, _, b, o in runs]
-        case = base["case"]
-    except (OSError, ValueError) as e:
-        raise HeurtuneError(f"cannot read a results file: {e}") from None
-    except (KeyError, TypeError, StopIteration):
-        raise HeurtuneError("not a results file of oracle.py --out") from None
-    if other.get("case") != case:
-        raise HeurtuneError(f"the files are of different cases ({case!r}, {other.get('case')!r})")
-    if not runs:
-        raise HeurtuneError("no optimiser is in both results files")
+    base, other, pairs = read_results_pair(base_path, other_path, one_each=True)
+    case = base["case"]
     start, lines = CASES[case].start_elo if case in CASES else None, []
     differ = versions_differ(base.get("versions"), other.get("versions"))
     if differ:
         lines.append(f"warning: {differ}: seed by seed these runs are not paired")
-    for (bn, on, b, o), (ab, ao) in zip(runs, answers, strict=True):
+    for bn, on, b, o, ab, ao in pairs:
         if ("losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]
                 or len(ab["losses"]) != len(ao["losses"])):
             raise HeurtuneError(f"{bn}, {on}: the files need per-seed losses of as many "
@@ -502,6 +506,14 @@ def load_cases(paths: list[str]) -> None:
         if not Path(path).is_file():
             raise HeurtuneError(f"--cases {path}: no such file")
         runpy.run_path(path, run_name="oracle_cases")
+
+
+def check_cases(names: list[str]) -> None:
+    """Every name a defined case (after :func:`load_cases`), or one error naming the
+    first that is not, with the cases known."""
+    for name in names:
+        if name not in CASES:
+            raise HeurtuneError(f"unknown case {name!r} (known: {', '.join(CASES)})")
 
 
 def list_cases() -> str:
