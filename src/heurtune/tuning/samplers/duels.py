@@ -199,10 +199,13 @@ def step_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray, z:
     point whose gain over the baseline is in doubt. No step can be ``z`` sd sure (at
     the lower bound's point a move's mean gain is at most ``z`` times the sd of its
     own gain), so with ``z = 1`` and a bar of 0.8 there is no step in seven
-    parameters or more. The bar grows with the square root of the parameters as a
-    caution (a maximum over more directions picks up more noise), not a measured
-    need. After the move toward an edge (:func:`toward_edges`), not before: stepped
-    first, the edge move's own gain is smaller and its guard holds it back more often.
+    parameters or more. The bar grows with the square root of the parameters (a
+    maximum over more directions picks up more noise): unscaled, it gained about 0.1
+    Elo early in 6 to 16 parameters and more than doubled the answers worse than the
+    baseline in 12 with four at the box's edge (docs/results/optimisers.md, "The
+    step's bar in more parameters"). After the move toward an edge
+    (:func:`toward_edges`), not before: stepped first, the edge move's own gain is
+    smaller and its guard holds it back more often.
 
     Measured (docs/results/optimisers.md, "A step toward the model's maximum"): on
     the simulated oracle, paired seed for seed over 120 seeds, the default 0.8 lowers
