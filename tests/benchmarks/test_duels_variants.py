@@ -442,3 +442,24 @@ def test_on_checkpoint_sees_the_model_the_answer_is_read_from() -> None:
     answers = m.run(case, m.VARIANTS["current"], 3, 4000, True, on_checkpoint=record)[0]
     assert [g for g, _ in seen] == m.checkpoints(4000)
     assert [loss for _, loss in seen] == answers
+
+
+def test_every_shipped_case_file_defines_valid_cases() -> None:
+    """benchmarks/cases/*.py load (define_case validates each: the best inside the box,
+    no point found better, the baseline its stated loss below it), each case once."""
+    code = (
+        "import runpy, sys\n"
+        "from heurtune.engine.heuristics.oracle import CASES\n"
+        "before = set(CASES)\n"
+        "runpy.run_path(sys.argv[1])\n"
+        "for name in sorted(set(CASES) - before):\n"
+        "    c = CASES[name]\n"
+        "    print(name, c.dim, round(c.start_elo, 6), round(-c.elo(c.baseline), 6))\n")
+    for path in sorted((ROOT / "benchmarks" / "cases").glob("*.py")):
+        proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert proc.returncode == 0, (path.name, proc.stderr[-2000:])
+        rows = [line.split() for line in proc.stdout.splitlines()]
+        assert rows, path.name
+        for name, dim, start, loss in rows:
+            assert int(dim) >= 4 and float(start) > 0 and float(loss) == float(start), name
