@@ -141,6 +141,15 @@ Variants (each changes one thing):
 ``margin-1`` / ``margin-0``
     the separate prior scales chosen where they beat the shared one by a Bayes
     factor of e (not 20), or whenever their evidence is larger.
+``edge-prior-4`` / ``edge-prior-16``
+    the gradient's prior variance 4 / 16 times wider (``start_elo`` 8 / 32) along the
+    coordinates where the model's maximum lies at an edge and the fitted curvature is
+    at least the prior's (the test of the move toward an edge): after each fit, the
+    model refits once with that prior and takes its maximum from the refit. A wider
+    prior where the edge needs it, the prior as it is elsewhere.
+``edge-prior-4-ev`` / ``edge-prior-2``
+    ``edge-prior-4`` only where the wider prior's evidence is at least the prior's
+    (at the chosen scales), or with the variance twice as wide (``start_elo`` 4).
 """
 
 from __future__ import annotations
@@ -318,6 +327,7 @@ def guarded_answer(move_sd: float, step_sd: float = 0.0, scaled: bool = True) ->
 
 EDGE_MOVE_SD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the sampler's
 STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise
+EDGE_PRIOR = float(SAMPLERS["duels"].options["edge_prior"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
 
@@ -447,6 +457,10 @@ class Variant:
     # this share of the duels (unless held out) along the line from the baseline through
     # the model's maximum: ``path_points`` (0: none)
     path_share: float = 0.0
+    # the gradient's prior widened at an edge (``duels.fit_at_edges``; the sampler's
+    # ``edge_prior`` option and ``EDGE_PRIOR_MARGIN``)
+    edge_prior: float = EDGE_PRIOR
+    edge_prior_margin: float | None = duels.EDGE_PRIOR_MARGIN
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -482,6 +496,10 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "refits-only": Variant(holdout_every=0, refit_every=HOLDOUT_EVERY),
             "release": Variant(release=True),
             "shared-scale": Variant(model=SharedScaleModel),
+            "edge-prior-4": Variant(edge_prior=4.0, edge_prior_margin=None),
+            "edge-prior-16": Variant(edge_prior=16.0, edge_prior_margin=None),
+            "edge-prior-4-ev": Variant(edge_prior=4.0, edge_prior_margin=0.0),
+            "edge-prior-2": Variant(edge_prior=2.0, edge_prior_margin=None),
             "clipped": Variant(points=clipped_points),
             "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
             "path-50": Variant(path_share=0.5),
@@ -549,9 +567,9 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         new = bool(pending)
         pending.clear()
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
-            model.fit()
+            centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
+                                        variant.edge_prior, variant.edge_prior_margin)
             fitted_at = model.observations
-            centre = model.argmax_mean(low, high, centre)
 
     while True:
         number += 1

@@ -114,6 +114,8 @@ FULL_EXTRA = [
     Config("duels-edge-off", "duels", 16, 64_000, {"edge_answer": "off"}),
     # the answer not stepped toward the model's maximum (before 2026-11-26)
     Config("duels-step-off", "duels", 16, 64_000, {"step_sd": 0.0}),
+    # the gradient's prior four times wider at an edge (2026-11-26, later)
+    Config("duels-edge-prior", "duels", 16, 64_000, {"edge_prior": 4.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

@@ -50,6 +50,9 @@ NEAR = 0.2
 # a curvature duel cut by the box's edge to less than this share of the radius
 # turns inward (duel_points)
 EDGE_ROOM = 0.25
+# the wider prior at an edge (``edge_prior``) only where its evidence is at least this
+# above the prior's (log; None: wherever the edge test passes)
+EDGE_PRIOR_MARGIN: float | None = None
 
 
 def is_holdout(duel: dict[str, Any] | None) -> bool:
@@ -166,6 +169,45 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     return moved
 
 
+def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+                 centre: np.ndarray, room: float, edge_prior: float,
+                 margin: float | None = EDGE_PRIOR_MARGIN) -> np.ndarray:
+    """Fit ``model`` and return its maximum in the box (found from ``centre``). With
+    ``edge_prior`` above 1 (the option), the gradient's prior variance is then made
+    that many times wider along the coordinates where the maximum lies within ``room``
+    of a bound and the fitted curvature is at least the prior's (the test of
+    :func:`toward_edges`), where the wider prior's evidence is at least ``margin``
+    above the prior's at the chosen scales (None: wherever), and the model refitted
+    with it.
+
+    Why: the prior shrinks the gradient at the baseline toward zero, and at the box's
+    edge the duels hardly learn the slope through the bound (the box halves their
+    lever), so the fit holds the gain out to an edge optimum short of the truth for
+    long; a wider prior everywhere (``start_elo``) fixes that and costs the centred
+    cases' safety. Here the prior widens only where the edge needs it
+    (docs/results/optimisers.md, "A wider prior at the edge")."""
+    model.widen = None
+    model.fit()
+    top = model.argmax_mean(low, high, centre)
+    if edge_prior <= 1.0 or model.observations == 0:
+        return top
+    near_high, near_low = near_edges(top, room, low, high)
+    wide = (near_high | near_low) & model.curved()
+    if not wide.any():
+        return top
+    widen = np.where(wide, edge_prior, 1.0)
+    if margin is not None:
+        narrow = model.posterior(model.scale, model.start_scale)
+        model.widen = widen
+        broad = model.posterior(model.scale, model.start_scale)
+        if narrow is None or broad is None or broad[0] < narrow[0] + margin:
+            model.widen = None
+            return top
+    model.widen = widen
+    model.fit()
+    return model.argmax_mean(low, high, top)
+
+
 def best_on_segment(model: QuadraticModel, start: np.ndarray, end: np.ndarray,
                     z: float, move_sd: float = 0.0) -> np.ndarray:
     """The point of highest mean gain over the baseline on the segment ``start`` ..
@@ -255,9 +297,10 @@ class DuelsSampler(DuelSampler):
         # refit after every duel while they are few, then after every 2% more
         due = every or self.model.observations >= self._fitted_at * REFIT_GROWTH
         if self.model.mean is None or (new and due):
-            self.model.fit()
+            o = self.options
+            self._centre = fit_at_edges(self.model, self.low, self.high, self._centre,
+                                        EDGE_ROOM * o["radius"], o["edge_prior"])
             self._fitted_at = self.model.observations
-            self._centre = self.model.argmax_mean(self.low, self.high, self._centre)
 
     def recommend(self) -> tuple[np.ndarray, float, float]:
         """The model's answer (relative unit coordinates) with its model-based gain

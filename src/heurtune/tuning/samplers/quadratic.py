@@ -180,6 +180,9 @@ class QuadraticModel:
     cov: np.ndarray | None = None
     scale: float = 1.0  # the chosen prior scale of the curvature
     start_scale: float = 1.0  # and of the baseline's distance below the optimum
+    # per coordinate, the gradient's prior variance times this (None: ones); see the
+    # ``duels`` sampler's ``edge_prior``
+    widen: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self._A = np.zeros((self.size, self.size))
@@ -232,7 +235,8 @@ class QuadraticModel:
                ) -> tuple[np.ndarray, np.ndarray]:
         """Prior mean and precision (diagonal): the curvature guess times ``scale``,
         the baseline's distance below the optimum times ``start_scale`` (default:
-        ``scale``, one scale for both)."""
+        ``scale``, one scale for both), the gradient's variance times :attr:`widen`
+        per coordinate where it is set."""
         d, elo = self.dim, self.elo_per_range * scale
         start = self.start_elo * (scale if start_scale is None else start_scale)
         mean = np.zeros(self.size)
@@ -241,6 +245,8 @@ class QuadraticModel:
         # -elo (x - x*)^2 has gradient 2 elo x* at 0, and loses elo x*^2 there
         offset_var = start / (d * elo) if d else 1.0
         var[:d] = (2.0 * elo) ** 2 * offset_var
+        if self.widen is not None:
+            var[:d] *= self.widen
         mean[d:2 * d] = -elo
         var[d:2 * d] = (self.curvature_sd * elo) ** 2
         var[2 * d:n_features(d)] = (self.interaction_sd * elo) ** 2

@@ -157,6 +157,10 @@ KINDS: tuple[SamplerKind, ...] = (
         "start_elo": Option(float, 2.0, 1e-3, 1e4, help="prior: how far below the optimum "
                                                           "the baseline is, in Elo (the data "
                                                           "scale it up on their own)"),
+        "edge_prior": Option(float, 1.0, 1.0, 1e4,
+                             help="prior: the gradient's prior variance this many times "
+                                  "wider along coordinates whose fitted maximum lies at the "
+                                  "box's edge, curved (1: the prior as it is)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
         "step_sd": Option(float, 0.8, 0.0, 10.0,
                           help="answer: then step toward the model's maximum, as far as the "

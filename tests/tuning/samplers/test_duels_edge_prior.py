@@ -1,0 +1,90 @@
+"""The duels prior widened at the box's edge (``edge_prior``, duels.fit_at_edges):
+after a fit, the gradient's prior variance is made ``edge_prior`` times wider along
+the coordinates whose fitted maximum lies at an edge with a curvature at least the
+prior's, and the model refitted, so the fit stops shrinking the slope out to an edge
+optimum toward zero; elsewhere the prior is as it was."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from heurtune.engine.params import FloatParam, ParamSpace
+from heurtune.errors import HeurtuneError
+from heurtune.tuning.samplers import DuelsSampler, SamplerSpec
+from heurtune.tuning.samplers.duels import EDGE_ROOM, fit_at_edges
+from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel
+
+EDGE = 0.4  # the upper bound of x1, relative to the baseline (a near edge, as ``edge``'s)
+LOW, HIGH = -np.ones(2), np.array([EDGE, 1.0])
+# the duels a sampler plays there: x1's edge against points inside, x2 around the centre
+DUELS = (((EDGE, 0.0), (EDGE - 1.0, 0.0)), ((EDGE - 0.5, 0.0), (EDGE, 0.0)),
+         ((EDGE - 0.5, 0.0), (EDGE - 1.0, 0.0)), ((0.0, 0.5), (0.0, -0.5)),
+         ((0.0, 0.0), (0.0, 1.0)), ((EDGE, 0.5), (EDGE, -0.5)))
+
+
+def truth(d: np.ndarray, best: tuple[float, float]) -> float:
+    """3 Elo per half range squared around ``best``, 0 at the baseline."""
+    return float(sum(-3.0 * ((x - b) ** 2 - b ** 2) for x, b in zip(d, best, strict=True)))
+
+
+def observed(best: tuple[float, float]) -> QuadraticModel:
+    """The duels' expected scores (400 games each, 20 times over) on that landscape."""
+    model = QuadraticModel(2)
+    for _ in range(20):
+        for plus, minus in DUELS:
+            a, b = np.array(plus), np.array(minus)
+            score = 1.0 / (1.0 + 10.0 ** (-(truth(a, best) - truth(b, best)) / 400.0))
+            model.add(Observation(a, b, score, 400))
+    return model
+
+
+def test_off_it_is_the_fit_and_its_maximum() -> None:
+    model, plain = observed((0.7, 0.2)), observed((0.7, 0.2))
+    top = fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 1.0)
+    plain.fit()
+    assert model.widen is None
+    assert np.array_equal(top, plain.argmax_mean(LOW, HIGH, np.zeros(2)))
+    assert np.array_equal(model.mean, plain.mean)
+
+
+def test_at_an_edge_the_gradient_is_shrunk_less_and_the_gain_comes_nearer_the_truth() -> None:
+    best = (0.7, 0.2)  # x1's best beyond the bound at 0.4
+    narrow, wide = observed(best), observed(best)
+    top_narrow = fit_at_edges(narrow, LOW, HIGH, np.zeros(2), EDGE_ROOM, 1.0)
+    top = fit_at_edges(wide, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0)
+    assert top[0] == pytest.approx(EDGE) and top_narrow[0] == pytest.approx(EDGE)
+    assert wide.widen is not None and wide.widen.tolist() == [4.0, 1.0]  # x1 only
+    true_slope = 2 * 3.0 * best[0]
+    assert narrow.mean[0] < wide.mean[0] <= true_slope  # the gradient at the baseline
+    true_gain = truth(top, best)
+    assert narrow.gain(top_narrow)[0] < wide.gain(top)[0] <= true_gain + 0.2
+    assert abs(wide.gain(top)[0] - true_gain) < 0.5 * abs(narrow.gain(top_narrow)[0] - true_gain)
+    # the refit starts over: the next fit is the prior's again until the test passes
+    wide.widen = None
+    wide.fit()
+    assert np.allclose(wide.mean, narrow.mean)
+
+
+def test_inside_the_box_the_prior_stays() -> None:
+    model = observed((0.1, 0.2))  # the best inside
+    top = fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0)
+    assert top[0] < EDGE - EDGE_ROOM and model.widen is None
+
+
+def test_a_margin_on_the_evidence_can_hold_it_back() -> None:
+    model = observed((0.7, 0.2))
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, margin=1e6)
+    assert model.widen is None
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, margin=-1e6)
+    assert model.widen is not None
+
+
+def test_the_option_is_validated_and_reaches_the_sampler() -> None:
+    space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(2)))
+    for bad in (0.5, -1.0, "wide"):
+        with pytest.raises(HeurtuneError, match="edge_prior"):
+            SamplerSpec.parse("duels", {"edge_prior": bad}, "test")
+    spec = SamplerSpec.parse("duels", {"edge_prior": 8.0}, "test")
+    s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
+    assert s.options["edge_prior"] == 8.0
