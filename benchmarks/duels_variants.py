@@ -457,10 +457,10 @@ class Variant:
     # this share of the duels (unless held out) along the line from the baseline through
     # the model's maximum: ``path_points`` (0: none)
     path_share: float = 0.0
-    # the gradient's prior widened at an edge (``duels.fit_at_edges``; the sampler's
-    # ``edge_prior`` option and ``EDGE_PRIOR_MARGIN``)
+    # the gradient's prior widened at an edge (``duels.fit_at_edges``: the sampler's
+    # ``edge_prior`` option, and the evidence margin the sampler does not use)
     edge_prior: float = EDGE_PRIOR
-    edge_prior_margin: float | None = duels.EDGE_PRIOR_MARGIN
+    edge_prior_margin: float | None = None
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),

@@ -60,7 +60,8 @@ def trace(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
 def run(game: str, seed: int, budgets: Sequence[int]) -> list[dict[str, Any]]:
     """One study with the step traced; per budget, the default answer and the trace
     of the step that made it."""
-    traces: list[dict[str, Any]] = []
+    traces: list[dict[str, Any]] = []  # every step the study took since the last answer
+    marks: list[dict[str, Any] | None] = []  # per budget's answer, the trace of its step
     original: Callable[..., np.ndarray] = duels.step_toward
     answers = ro.study_answers
 
@@ -76,7 +77,6 @@ def run(game: str, seed: int, budgets: Sequence[int]) -> list[dict[str, Any]]:
         marks.append(traces[-1] if traces else None)
         return found
 
-    marks: list[dict[str, Any] | None] = []
     duels.step_toward = traced  # type: ignore[assignment]
     ro.study_answers = answering  # type: ignore[assignment]
     try:

@@ -50,9 +50,6 @@ NEAR = 0.2
 # a curvature duel cut by the box's edge to less than this share of the radius
 # turns inward (duel_points)
 EDGE_ROOM = 0.25
-# the wider prior at an edge (``edge_prior``) only where its evidence is at least this
-# above the prior's (log; None: wherever the edge test passes)
-EDGE_PRIOR_MARGIN: float | None = None
 
 
 def is_holdout(duel: dict[str, Any] | None) -> bool:
@@ -126,6 +123,17 @@ def near_edges(point: np.ndarray, room: float, low: np.ndarray, high: np.ndarray
     return high - point < room, point - low < room
 
 
+def curved_edges(model: QuadraticModel, point: np.ndarray, room: float, low: np.ndarray,
+                 high: np.ndarray, curved_only: bool = True) -> np.ndarray:
+    """Per coordinate, whether ``point`` lies within ``room`` of a bound and (where
+    ``curved_only``) the fitted curvature along it is at least as strong as the
+    prior's (:meth:`~heurtune.tuning.samplers.quadratic.QuadraticModel.curved`): the
+    edge test of :func:`toward_edges` and :func:`fit_at_edges`."""
+    near_high, near_low = near_edges(point, room, low, high)
+    at_edge: np.ndarray = near_high | near_low
+    return at_edge & model.curved() if curved_only else at_edge
+
+
 def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
                  low: np.ndarray, high: np.ndarray, z: float, room: float,
                  curved_only: bool = True, move_sd: float = 0.0) -> np.ndarray:
@@ -155,10 +163,7 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     least sure of: on the real benchmark, 120 seeds paired, it about halves
     ``fishtest``'s early answers worse than the baseline and keeps ``edge``'s gain
     ("A guard on the move to the edge")."""
-    near_high, near_low = near_edges(centre, room, low, high)
-    at_edge = near_high | near_low
-    if curved_only:
-        at_edge &= model.curved()
+    at_edge = curved_edges(model, centre, room, low, high, curved_only)
     if not at_edge.any():
         return point
     moved = best_on_segment(model, point, np.where(at_edge, centre, point), z)
@@ -171,7 +176,7 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
 
 def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                  centre: np.ndarray, room: float, edge_prior: float,
-                 margin: float | None = EDGE_PRIOR_MARGIN) -> np.ndarray:
+                 margin: float | None = None) -> np.ndarray:
     """Fit ``model`` and return its maximum in the box (found from ``centre``). With
     ``edge_prior`` above 1 (the option), the gradient's prior variance is then made
     that many times wider along the coordinates where the maximum lies within ``room``
@@ -191,8 +196,7 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     top = model.argmax_mean(low, high, centre)
     if edge_prior <= 1.0 or model.observations == 0:
         return top
-    near_high, near_low = near_edges(top, room, low, high)
-    wide = (near_high | near_low) & model.curved()
+    wide = curved_edges(model, top, room, low, high)
     if not wide.any():
         return top
     widen = np.where(wide, edge_prior, 1.0)
