@@ -150,6 +150,12 @@ Variants (each changes one thing):
 ``edge-prior-4-ev`` / ``edge-prior-2``
     ``edge-prior-4`` only where the wider prior's evidence is at least the prior's
     (at the chosen scales), or with the variance twice as wide (``start_elo`` 4).
+``edge-prior-4-duels``
+    ``edge-prior-4`` for the duels' centre only: the answer is read off the plain fit
+    and its own maximum.
+``edge-prior-4-sure`` / ``edge-prior-4-sure2``
+    ``edge-prior-4`` only once the plain fit's gain of its maximum over the baseline
+    lies 1 (2) sd above zero.
 """
 
 from __future__ import annotations
@@ -461,6 +467,12 @@ class Variant:
     # ``edge_prior`` option, and the evidence margin the sampler does not use)
     edge_prior: float = EDGE_PRIOR
     edge_prior_margin: float | None = None
+    # False: the wider prior only centres the duels; the answer is read off the plain
+    # fit (and its own maximum)
+    edge_prior_answer: bool = True
+    # widened only once the plain fit's gain of its maximum over the baseline lies this
+    # many sd above zero (None: always)
+    edge_prior_gain_z: float | None = None
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -500,6 +512,9 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-prior-16": Variant(edge_prior=16.0, edge_prior_margin=None),
             "edge-prior-4-ev": Variant(edge_prior=4.0, edge_prior_margin=0.0),
             "edge-prior-2": Variant(edge_prior=2.0, edge_prior_margin=None),
+            "edge-prior-4-duels": Variant(edge_prior=4.0, edge_prior_answer=False),
+            "edge-prior-4-sure": Variant(edge_prior=4.0, edge_prior_gain_z=1.0),
+            "edge-prior-4-sure2": Variant(edge_prior=4.0, edge_prior_gain_z=2.0),
             "clipped": Variant(points=clipped_points),
             "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
             "path-50": Variant(path_share=0.5),
@@ -568,8 +583,19 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         pending.clear()
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
             centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
-                                        variant.edge_prior, variant.edge_prior_margin)
+                                        variant.edge_prior, variant.edge_prior_margin,
+                                        variant.edge_prior_gain_z)
             fitted_at = model.observations
+
+    def answer() -> np.ndarray:
+        if variant.edge_prior_answer or model.widen is None:
+            return variant.answer(model, low, high, centre)
+        widen, model.widen = model.widen, None
+        model.fit()
+        point = variant.answer(model, low, high, model.argmax_mean(low, high, centre))
+        model.widen = widen
+        model.fit()
+        return point
 
     while True:
         number += 1
@@ -579,14 +605,14 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             update(True)
             if on_checkpoint is not None:
                 on_checkpoint(marks[len(answer_loss)], model, low, high, centre)
-            answer_loss.append(-elo(variant.answer(model, low, high, centre)))
+            answer_loss.append(-elo(answer()))
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
             return (answer_loss, centre_loss, model.gain(best)[0],
                     posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim))))
         if variant.holdout_every and number % variant.holdout_every == 0:  # never fitted
             update(True)
-            point = variant.answer(model, low, high, centre)
+            point = answer()
             if point.any():
                 if variant.release:
                     baseline = np.zeros(case.dim)

@@ -463,3 +463,17 @@ def test_every_shipped_case_file_defines_valid_cases() -> None:
         assert rows, path.name
         for name, dim, start, loss in rows:
             assert int(dim) >= 4 and float(start) > 0 and float(loss) == float(start), name
+
+
+def test_edge_prior_for_the_duels_only_centres_them_alike_and_answers_off_the_plain_fit() -> None:
+    m = _module()
+    case = m.CASES["edge"]
+    wide = m.run(case, m.VARIANTS["edge-prior-4"], 1, 8000, aligned=True)
+    duels_only = m.run(case, m.VARIANTS["edge-prior-4-duels"], 1, 8000, aligned=True)
+    plain = m.run(case, m.VARIANTS["current"], 1, 8000, aligned=True)
+    # the same maximum to start with (the duels part once the answers do: a held-out
+    # slot is a duel while the answer is the baseline), answers of their own
+    assert duels_only[1][0] == wide[1][0] and wide[1] != plain[1]
+    assert duels_only[0] != wide[0]
+    for name, z in (("edge-prior-4-sure", 1.0), ("edge-prior-4-sure2", 2.0)):
+        assert m.VARIANTS[name].edge_prior_gain_z == z and m.VARIANTS[name].edge_prior == 4.0

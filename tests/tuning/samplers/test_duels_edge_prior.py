@@ -80,6 +80,17 @@ def test_a_margin_on_the_evidence_can_hold_it_back() -> None:
     assert model.widen is not None
 
 
+def test_a_bar_on_the_plain_fits_gain_can_hold_it_back() -> None:
+    model = observed((0.7, 0.2))
+    model.fit()
+    mean, sd = model.gain(model.argmax_mean(LOW, HIGH, np.zeros(2)))
+    assert mean > 0.0
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, gain_z=mean / sd + 0.1)
+    assert model.widen is None  # the maximum's gain is not that sure
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, gain_z=mean / sd - 0.1)
+    assert model.widen is not None
+
+
 def test_the_option_is_validated_and_reaches_the_sampler() -> None:
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(2)))
     for bad in (0.5, -1.0, "wide"):

@@ -176,14 +176,17 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
 
 def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                  centre: np.ndarray, room: float, edge_prior: float,
-                 margin: float | None = None) -> np.ndarray:
+                 margin: float | None = None, gain_z: float | None = None) -> np.ndarray:
     """Fit ``model`` and return its maximum in the box (found from ``centre``). With
     ``edge_prior`` above 1 (the option), the gradient's prior variance is then made
     that many times wider along the coordinates where the maximum lies within ``room``
     of a bound and the fitted curvature is at least the prior's (the test of
     :func:`toward_edges`), where the wider prior's evidence is at least ``margin``
-    above the prior's at the chosen scales (None: wherever), and the model refitted
-    with it.
+    above the prior's at the chosen scales (None: wherever), and once the plain fit's
+    gain of its maximum over the baseline lies ``gain_z`` sd above zero (None: at
+    once), and the model refitted with it. The sampler uses neither gate: on the
+    stand-in both lost the whole gain at the edge (``margin`` and ``gain_z`` are there
+    for ``benchmarks/duels_variants.py``).
 
     Why: the prior shrinks the gradient at the baseline toward zero, and at the box's
     edge the duels hardly learn the slope through the bound (the box halves their
@@ -199,6 +202,10 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     wide = curved_edges(model, top, room, low, high)
     if not wide.any():
         return top
+    if gain_z is not None:
+        mean, sd = model.gain(top)
+        if mean <= gain_z * sd:
+            return top
     widen = np.where(wide, edge_prior, 1.0)
     if margin is not None:
         narrow = model.posterior(model.scale, model.start_scale)
