@@ -473,6 +473,9 @@ class Variant:
     # widened only once the plain fit's gain of its maximum over the baseline lies this
     # many sd above zero (None: always)
     edge_prior_gain_z: float | None = None
+    # the answer off the wider prior only where the plain fit's lower bound on its gain
+    # over the baseline stays positive, else the plain fit's own answer
+    edge_prior_checked: bool = False
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -515,6 +518,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-prior-4-duels": Variant(edge_prior=4.0, edge_prior_answer=False),
             "edge-prior-4-sure": Variant(edge_prior=4.0, edge_prior_gain_z=1.0),
             "edge-prior-4-sure2": Variant(edge_prior=4.0, edge_prior_gain_z=2.0),
+            "edge-prior-4-checked": Variant(edge_prior=4.0, edge_prior_checked=True),
             "clipped": Variant(points=clipped_points),
             "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
             "path-50": Variant(path_share=0.5),
@@ -588,11 +592,16 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             fitted_at = model.observations
 
     def answer() -> np.ndarray:
-        if variant.edge_prior_answer or model.widen is None:
+        if model.widen is None or (variant.edge_prior_answer
+                                   and not variant.edge_prior_checked):
             return variant.answer(model, low, high, centre)
+        wide = variant.answer(model, low, high, centre)
         widen, model.widen = model.widen, None
         model.fit()
-        point = variant.answer(model, low, high, model.argmax_mean(low, high, centre))
+        mean, sd = model.gain(wide)
+        point = wide
+        if not variant.edge_prior_answer or mean - Z * sd <= 0.0:
+            point = variant.answer(model, low, high, model.argmax_mean(low, high, centre))
         model.widen = widen
         model.fit()
         return point
