@@ -551,6 +551,27 @@ def relative_elo(case: OracleCase) -> Callable[[np.ndarray], float]:
     return elo
 
 
+def variant_answer(variant: Variant, model: QuadraticModel, low: np.ndarray,
+                   high: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """``variant``'s answer off ``model`` (fitted, its maximum ``centre``). Where the
+    fit has a widened prior (``edge_prior``): with ``edge_prior_answer`` False, the
+    answer of the plain fit (and its own maximum); with ``edge_prior_checked``, the
+    widened fit's answer where the plain fit's lower bound on its gain over the
+    baseline stays positive, else the plain fit's. The model is left as it came."""
+    if model.widen is None or (variant.edge_prior_answer and not variant.edge_prior_checked):
+        return variant.answer(model, low, high, centre)
+    wide = variant.answer(model, low, high, centre)
+    widen, model.widen = model.widen, None
+    model.fit()
+    mean, sd = model.gain(wide)
+    point = wide
+    if not variant.edge_prior_answer or mean - Z * sd <= 0.0:
+        point = variant.answer(model, low, high, model.argmax_mean(low, high, centre))
+    model.widen = widen
+    model.fit()
+    return point
+
+
 def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: bool = False,
         on_checkpoint: Checkpoint | None = None
         ) -> tuple[list[float], list[float], float, dict[str, object]]:
@@ -592,19 +613,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             fitted_at = model.observations
 
     def answer() -> np.ndarray:
-        if model.widen is None or (variant.edge_prior_answer
-                                   and not variant.edge_prior_checked):
-            return variant.answer(model, low, high, centre)
-        wide = variant.answer(model, low, high, centre)
-        widen, model.widen = model.widen, None
-        model.fit()
-        mean, sd = model.gain(wide)
-        point = wide
-        if not variant.edge_prior_answer or mean - Z * sd <= 0.0:
-            point = variant.answer(model, low, high, model.argmax_mean(low, high, centre))
-        model.widen = widen
-        model.fit()
-        return point
+        return variant_answer(variant, model, low, high, centre)
 
     while True:
         number += 1

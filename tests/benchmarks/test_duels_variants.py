@@ -477,3 +477,37 @@ def test_edge_prior_for_the_duels_only_centres_them_alike_and_answers_off_the_pl
     assert duels_only[0] != wide[0]
     for name, z in (("edge-prior-4-sure", 1.0), ("edge-prior-4-sure2", 2.0)):
         assert m.VARIANTS[name].edge_prior_gain_z == z and m.VARIANTS[name].edge_prior == 4.0
+
+
+def test_a_checked_edge_prior_answer_falls_back_to_the_plain_fits_where_it_doubts_it(
+        monkeypatch) -> None:
+    m = _module()
+    from heurtune.tuning.samplers.duels import fit_at_edges
+    from heurtune.tuning.samplers.quadratic import Observation
+    edge = 0.4  # x1's bound; its best (0.7) lies beyond it
+    low, high = -np.ones(2), np.array([edge, 1.0])
+    duels = (((edge, 0.0), (edge - 1.0, 0.0)), ((edge - 0.5, 0.0), (edge, 0.0)),
+             ((0.0, 0.5), (0.0, -0.5)), ((edge, 0.5), (edge, -0.5)))
+    model = QuadraticModel(2)
+    for _ in range(20):
+        for plus, minus in duels:
+            a, b = np.array(plus), np.array(minus)
+            diff = sum(-3.0 * ((x - c) ** 2 - (y - c) ** 2)
+                       for x, y, c in zip(a, b, (0.7, 0.2), strict=True))
+            model.add(Observation(a, b, 1.0 / (1.0 + 10.0 ** (-diff / 400.0)), 400))
+    top = fit_at_edges(model, low, high, np.zeros(2), 0.25, 4.0)
+    assert model.widen is not None
+    mean_before = model.mean.copy()
+    wide = m.variant_answer(m.VARIANTS["edge-prior-4"], model, low, high, top)
+    checked = m.variant_answer(m.VARIANTS["edge-prior-4-checked"], model, low, high, top)
+    plain = m.variant_answer(m.VARIANTS["edge-prior-4-duels"], model, low, high, top)
+    assert np.array_equal(model.mean, mean_before) and model.widen is not None  # as it came
+    assert not np.array_equal(plain, wide)  # the plain fit answers nearer the baseline
+    assert np.array_equal(checked, plain)  # ... and doubts the wider prior's answer
+    for z in (-1e6, 1e6):  # a plain fit sure of everything, of nothing
+        monkeypatch.setattr(m, "Z", z)
+        checked = m.variant_answer(m.VARIANTS["edge-prior-4-checked"], model, low, high, top)
+        wide = m.variant_answer(m.VARIANTS["edge-prior-4"], model, low, high, top)
+        plain = m.variant_answer(m.VARIANTS["edge-prior-4-duels"], model, low, high, top)
+        assert not np.array_equal(wide, plain)
+        assert np.array_equal(checked, wide if z < 0 else plain)
