@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import binomtest
 
 from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.errors import HeurtuneError
@@ -370,6 +371,22 @@ def paired_losses(marks: list[int], base: np.ndarray, other: np.ndarray
     return out
 
 
+def worse_seeds(marks: list[int], base: np.ndarray, other: np.ndarray, start: float,
+                from_games: int = 2000) -> dict[str, Any]:
+    """The seeds whose answer is worse than the baseline (``start`` Elo below the best)
+    at some checkpoint from ``from_games`` on, in ``base`` and in ``other`` (rows: the
+    same seeds), those worse in one only (``base_only``, ``other_only``), and the exact
+    McNemar test's two-sided p on those: whether ``other`` makes more or fewer seeds
+    worse than the baseline than seed noise explains."""
+    cols = np.asarray(marks) >= from_games
+    wb = (np.asarray(base)[:, cols] > start + WORSE).any(axis=1)
+    wo = (np.asarray(other)[:, cols] > start + WORSE).any(axis=1)
+    b, c = int((wb & ~wo).sum()), int((~wb & wo).sum())
+    p = float(binomtest(c, b + c, 0.5).pvalue) if b + c else 1.0
+    return {"base": int(wb.sum()), "other": int(wo.sum()), "base_only": b, "other_only": c,
+            "p": p}
+
+
 def paired_files(base_path: str, other_path: str) -> list[str]:
     """The second ``--out`` file's default-answer losses minus the first's, seed by
     seed (:func:`paired_losses`), for the one optimiser each holds (or, where they
@@ -395,7 +412,12 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
         worse = ""
         if start is not None:
             counts = [int((np.asarray(a["losses"]) > start + WORSE).sum()) for a in (ab, ao)]
-            worse = f"; seed-checkpoints worse than the baseline {counts[0]} -> {counts[1]}"
+            ws = worse_seeds(b["checkpoints"], np.asarray(ab["losses"]),
+                             np.asarray(ao["losses"]), start)
+            worse = (f"; seed-checkpoints worse than the baseline {counts[0]} -> {counts[1]}"
+                     f"; seeds worse from 2k games on {ws['base']} -> {ws['other']} "
+                     f"(in one only {ws['base_only']} / {ws['other_only']}, McNemar p "
+                     f"{ws['p']:.2f})")
         lines.append(f"{case}: {on} minus {bn}, mean loss (se): {cells}{worse} "
                      f"({len(ab['losses'])} seeds)")
     return lines

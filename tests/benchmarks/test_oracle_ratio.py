@@ -3,12 +3,14 @@ bootstrap interval over the seeds; --paired: two runs' losses seed by seed."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.helpers import ROOT
 
@@ -22,6 +24,16 @@ def _results(path: Path, case: str, losses: list[list[float]], name: str = "duel
     path.write_text(json.dumps({"case": case, "results": {name: {
         "answer": "duels", "checkpoints": MARKS, "answers": {"duels": answer}}}}))
     return path
+
+
+def _module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("oracle_script", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # (its dataclasses look themselves up there)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -104,8 +116,26 @@ def test_paired_differences_seed_by_seed(tmp_path) -> None:
     line = proc.stdout.strip()
     assert line.startswith("fishtest: duels-step minus duels, mean loss (se): ")
     assert "2k -0.200 (0.000), 4k +0.050 (0.017), 8k +0.200 (0.200), 16k +0.000 (0.000)" in line
-    assert line.endswith("seed-checkpoints worse than the baseline 10 -> 11 (10 seeds)")
+    assert line.endswith("seed-checkpoints worse than the baseline 10 -> 11; seeds worse from "
+                         "2k games on 10 -> 10 (in one only 0 / 0, McNemar p 1.00) (10 seeds)")
     assert "warning" in proc.stderr  # these files name no versions: pairing unknown
+
+
+def test_worse_seeds_from_2000_games_on_with_mcnemars_test() -> None:
+    m = _module()
+    marks = [1000, 2000, 4000]
+    # 12 seeds: worse than the baseline (2 Elo) at 1,000 games does not count; the
+    # other run makes 8 seeds worse that the base does not, the base 1 the other does not
+    base = np.full((12, 3), 1.5)
+    other = base.copy()
+    base[:, 0] = other[:, 0] = 2.5
+    other[:8, 2] = 2.2
+    base[8, 1] = 2.01
+    base[9, 1] = other[9, 2] = 2.3  # worse in both
+    w = m.worse_seeds(marks, base, other, 2.0)
+    assert (w["base"], w["other"], w["base_only"], w["other_only"]) == (2, 9, 1, 8)
+    assert w["p"] == pytest.approx(0.0390625)  # 2 * P(X <= 1), X ~ Bin(9, 1/2)
+    assert m.worse_seeds(marks, base, base, 2.0)["p"] == 1.0
 
 
 def test_paired_files_from_two_machines_are_flagged(tmp_path) -> None:
