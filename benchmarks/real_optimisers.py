@@ -4,6 +4,7 @@
         --samplers duels,spsa,multivariate-tpe --seeds 3 --budgets 8000,16000,32000 --workers 2 \\
         --out docs/results/optimisers/real.json --plot docs/results/optimisers/real.png
     python benchmarks/real_optimisers.py --plot-from A.json,B.json --plot FILE.png   # merge, re-plot
+    python benchmarks/real_optimisers.py --plot-from A.json --paired duels,duels-edge-prior
     python benchmarks/real_optimisers.py --games isolation --samplers spsa,multivariate-tpe \\
         --seeds 1 --budgets 200,400 --pairs 8 --confirm-pairs 20 --out /tmp/r.json   # a quick look
 
@@ -54,7 +55,10 @@ one panel: the default answer's confirmed Elo gain against games spent, log x,
 a line through each sampler's median over the seeds, every seed a faint point,
 a zero line) and a table on stderr. ``--plot-from A.json,B.json`` merges the records
 of several ``--out`` files (e.g. runs of different samplers made at different
-times) for the table and the plot, without running anything.
+times) for the table and the plot, without running anything. ``--paired BASE,OTHER``
+(two samplers of the records) prints OTHER's confirmed Elo minus BASE's, the default
+answers matched on game, seed and budget, with its standard error, the paired t test's
+p and both means per game and budget, as one JSON line.
 
 ``--workers N`` (default 2) runs the independent (setup, sampler, seed) runs and
 then the confirmations in a pool of N processes, each on one core with its games
@@ -73,6 +77,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 import argparse
 import datetime
 import json
+import math
 import sys
 import tempfile
 import time
@@ -85,6 +90,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import ttest_rel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import CONFIGS, FULL_EXTRA, Config  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
@@ -480,6 +486,33 @@ def merge(paths: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def paired_samplers(data: Mapping[str, Any], base: str, other: str) -> dict[str, Any]:
+    """``other``'s confirmed Elo minus ``base``'s, default answers matched on setup,
+    seed and budget: the mean difference with its standard error, the paired t test's
+    two-sided p, and per setup and budget both means. Raises ValueError where the two
+    share no (setup, seed, budget)."""
+    def of(name: str) -> dict[tuple[str, int, int], float]:
+        return {(r["setup"], r["seed"], r["budget"]): float(r["confirmed"]["elo"])
+                for r in data["records"] if r["sampler"] == name and r["default"]}
+    a, b = of(base), of(other)
+    keys = sorted(set(a) & set(b))
+    if not keys:
+        raise ValueError(f"--paired {base},{other}: no setup, seed and budget holds both "
+                         "samplers' default answers")
+    diffs = np.array([b[k] - a[k] for k in keys])
+    se = float(diffs.std(ddof=1) / math.sqrt(len(diffs))) if len(diffs) > 1 else float("nan")
+    p = float(ttest_rel([b[k] for k in keys], [a[k] for k in keys]).pvalue) \
+        if len(diffs) > 1 and diffs.std() > 0 else float("nan")
+    cells: dict[str, list[float]] = {}
+    for setup, budget in sorted({(k[0], k[2]) for k in keys}):
+        ks = [k for k in keys if k[0] == setup and k[2] == budget]
+        cells[f"{setup} {budget}"] = [round(float(np.mean([a[k] for k in ks])), 1),
+                                      round(float(np.mean([b[k] for k in ks])), 1)]
+    return {"base": base, "other": other, "pairs": len(keys),
+            "mean": round(float(diffs.mean()), 2), "se": round(se, 2), "p": round(p, 3),
+            "means": cells}
+
+
 def _ordered(values: Iterable[str]) -> list[str]:
     seen: list[str] = []
     for v in values:
@@ -588,7 +621,14 @@ def main() -> int:
     ap.add_argument("--plot-from", default="",
                     help="comma-separated --out files: merge them for the table, --plot and "
                          "--out (runs nothing)")
+    ap.add_argument("--paired", default="", metavar="BASE,OTHER",
+                    help="two samplers of the records: OTHER's confirmed Elo minus BASE's, "
+                         "matched on game, seed and budget, with its se and the paired t "
+                         "test's p (printed as JSON)")
     args = ap.parse_args()
+    paired = [s for s in args.paired.split(",") if s]
+    if args.paired and len(paired) != 2:
+        ap.error("--paired takes two sampler names, BASE,OTHER")
     if args.plot_from:
         data = merge(args.plot_from.split(","))
         if args.out:
@@ -599,6 +639,11 @@ def main() -> int:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(json.dumps(data, indent=1))
     print(table(data), file=sys.stderr)
+    if paired:
+        try:
+            print(json.dumps(paired_samplers(data, *paired)))
+        except ValueError as e:
+            ap.error(str(e))
     if args.plot:
         Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
         plot(data, args.plot)

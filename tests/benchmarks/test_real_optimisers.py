@@ -67,3 +67,39 @@ def test_the_real_benchmark_runs_from_one_command(tmp_path: Path) -> None:
         [sys.executable, str(script), "--plot-from", str(out), "--plot", str(tmp_path / "m.png")],
         check=True, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert "multivariate-tpe" in merged.stderr and (tmp_path / "m.png").stat().st_size > 1000
+
+
+def _record(setup: str, sampler: str, seed: int, budget: int, elo: float) -> dict:
+    return {"setup": setup, "sampler": sampler, "seed": seed, "budget": budget,
+            "default": True, "answer": sampler,
+            "confirmed": {"elo": elo, "elo_ci": [elo - 20.0, elo + 20.0]}}
+
+
+def test_paired_samplers_match_on_game_seed_and_budget(tmp_path: Path) -> None:
+    script = ROOT / "benchmarks" / "real_optimisers.py"
+    recs = []
+    for seed in range(4):
+        for budget in (8000, 16000):
+            recs.append(_record("isolation", "duels", seed, budget, 50.0 + seed))
+            # the other: 2 Elo better in even seeds, 4 in odd ones
+            recs.append(_record("isolation", "spsa", seed, budget, 52.0 + seed + 2 * (seed % 2)))
+    recs.append(_record("morris", "spsa", 0, 8000, 300.0))  # no duels to pair it with
+    recs.append({**_record("isolation", "duels", 0, 8000, 0.0), "default": False,
+                 "answer": "model"})
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"setups": {}, "baseline_confirmed": {}, "runs": [],
+                                "records": recs}))
+    proc = subprocess.run([sys.executable, str(script), "--plot-from", str(path), "--paired",
+                           "duels,spsa"], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    assert out["pairs"] == 8 and out["mean"] == 3.0 and out["se"] == pytest.approx(0.38, abs=0.01)
+    assert out["p"] < 0.001
+    assert out["means"] == {"isolation 8000": [51.5, 54.5], "isolation 16000": [51.5, 54.5]}
+    for bad in ("duels", "duels,nope"):
+        proc = subprocess.run([sys.executable, str(script), "--plot-from", str(path),
+                               "--paired", bad], capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert "--paired" in proc.stderr.splitlines()[-1]
