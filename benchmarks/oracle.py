@@ -391,7 +391,7 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
     """The second ``--out`` file's default-answer losses minus the first's, seed by
     seed (:func:`paired_losses`), for the one optimiser each holds (or, where they
     hold several, each optimiser in both), with the seed-checkpoints worse than the
-    baseline in each. The files must be of one case and the same seeds; a first line
+    baseline in each and the seeds worse from 2,000 games on (:func:`worse_seeds`). The files must be of one case and the same seeds; a first line
     ``warning: ...`` says where they were not written with the same libraries on the
     same processor (:func:`versions_differ`), where a seed's duels go elsewhere and
     the differences are not paired."""

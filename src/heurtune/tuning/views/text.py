@@ -105,8 +105,8 @@ def bounds_text(detail: Mapping[str, Any]) -> str:
         return ""
     where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
-            "(widen the range and tune again; where the bound is a hard limit, "
-            "sampler duels with edge_prior = 4 answers nearer it)")
+            "(widen the range and tune again; where the bound is a hard limit, tune "
+            "with sampler duels and edge_prior = 4, which answers nearer it)")
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
