@@ -1,15 +1,34 @@
 """What many test files share: running the command line, a file's digest (to
-show stored data unchanged), and the [params] block of a tiny Isolation study."""
+show stored data unchanged), loading a benchmark script as a module, and the
+[params] block of a tiny Isolation study."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from heurtune.cli import main
 from heurtune.games import game_entry, game_names
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository
+
+
+def load_script(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` loaded as a module of that name (registered in
+    ``sys.modules``, where its dataclasses look themselves up; its own folder on the
+    path, for the scripts that import each other)."""
+    script = ROOT / "benchmarks" / f"{name}.py"
+    if str(script.parent) not in sys.path:
+        sys.path.insert(0, str(script.parent))
+    spec = importlib.util.spec_from_file_location(name, script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def builtin_games() -> list[str]:

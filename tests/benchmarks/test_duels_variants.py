@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,18 +9,13 @@ import sys
 import numpy as np
 
 from heurtune.tuning.samplers.quadratic import QuadraticModel
-from tests.helpers import ROOT
+from tests.helpers import ROOT, load_script
 
 SCRIPT = ROOT / "benchmarks" / "duels_variants.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("duels_variants", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclass looks itself up there)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("duels_variants")
 
 
 def _stand_in(cwd, *args: str) -> subprocess.CompletedProcess[str]:

@@ -3,7 +3,6 @@ bootstrap interval over the seeds; --paired: two runs' losses seed by seed."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, load_script
 
 SCRIPT = ROOT / "benchmarks" / "oracle.py"
 MARKS = [1000, 2000, 4000, 8000, 16000]
@@ -27,13 +26,7 @@ def _results(path: Path, case: str, losses: list[list[float]], name: str = "duel
 
 
 def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("oracle_script", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # (its dataclasses look themselves up there)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("oracle")
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

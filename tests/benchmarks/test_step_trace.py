@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import subprocess
 import sys
@@ -10,17 +9,13 @@ import sys
 import pytest
 
 import heurtune.tuning.samplers.duels as duels
-from tests.helpers import ROOT
+from tests.helpers import ROOT, load_script
 
 SCRIPT = ROOT / "benchmarks" / "step_trace.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("step_trace", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    return load_script("step_trace")
 
 
 @pytest.mark.slow
