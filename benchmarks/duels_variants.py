@@ -156,6 +156,9 @@ Variants (each changes one thing):
 ``edge-prior-4-sure`` / ``edge-prior-4-sure2``
     ``edge-prior-4`` only once the plain fit's gain of its maximum over the baseline
     lies 1 (2) sd above zero.
+``edge-prior-4-checked``
+    ``edge-prior-4``'s answer only where the plain fit's lower bound on its gain over
+    the baseline stays positive, else the plain fit's own answer.
 """
 
 from __future__ import annotations
