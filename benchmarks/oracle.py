@@ -377,14 +377,17 @@ def worse_seeds(marks: list[int], base: np.ndarray, other: np.ndarray, start: fl
     at some checkpoint from ``from_games`` on, in ``base`` and in ``other`` (rows: the
     same seeds), those worse in one only (``base_only``, ``other_only``), and the exact
     McNemar test's two-sided p on those: whether ``other`` makes more or fewer seeds
-    worse than the baseline than seed noise explains."""
+    worse than the baseline than seed noise explains; and the seed-checkpoints worse
+    than the baseline at any checkpoint in each (``base_checkpoints``,
+    ``other_checkpoints``)."""
     cols = np.asarray(marks) >= from_games
-    wb = (np.asarray(base)[:, cols] > start + WORSE).any(axis=1)
-    wo = (np.asarray(other)[:, cols] > start + WORSE).any(axis=1)
+    worse_b, worse_o = (np.asarray(x) > start + WORSE for x in (base, other))
+    wb, wo = worse_b[:, cols].any(axis=1), worse_o[:, cols].any(axis=1)
     b, c = int((wb & ~wo).sum()), int((~wb & wo).sum())
     p = float(binomtest(c, b + c, 0.5).pvalue) if b + c else 1.0
     return {"base": int(wb.sum()), "other": int(wo.sum()), "base_only": b, "other_only": c,
-            "p": p}
+            "p": p, "base_checkpoints": int(worse_b.sum()),
+            "other_checkpoints": int(worse_o.sum())}
 
 
 def paired_files(base_path: str, other_path: str) -> list[str]:
@@ -411,10 +414,10 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
         cells = ", ".join(f"{int(k) // 1000}k {v[0]:+.3f} ({v[1]:.3f})" for k, v in p.items())
         worse = ""
         if start is not None:
-            counts = [int((np.asarray(a["losses"]) > start + WORSE).sum()) for a in (ab, ao)]
             ws = worse_seeds(b["checkpoints"], np.asarray(ab["losses"]),
                              np.asarray(ao["losses"]), start)
-            worse = (f"; seed-checkpoints worse than the baseline {counts[0]} -> {counts[1]}"
+            worse = (f"; seed-checkpoints worse than the baseline {ws['base_checkpoints']} "
+                     f"-> {ws['other_checkpoints']}"
                      f"; seeds worse from 2k games on {ws['base']} -> {ws['other']} "
                      f"(in one only {ws['base_only']} / {ws['other_only']}, McNemar p "
                      f"{ws['p']:.2f})")
