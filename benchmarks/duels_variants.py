@@ -479,6 +479,11 @@ class Variant:
     # the answer off the wider prior only where the plain fit's lower bound on its gain
     # over the baseline stays positive, else the plain fit's own answer
     edge_prior_checked: bool = False
+    # widened only once the model holds this many duels per coefficient (0: at once)
+    edge_prior_after: float = 0.0
+    # widened only along coordinates whose fitted curvature is at least the prior's by
+    # this many posterior sd (None: the sampler's test, the mean alone)
+    edge_prior_curved_z: float | None = None
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -522,6 +527,10 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-prior-4-sure": Variant(edge_prior=4.0, edge_prior_gain_z=1.0),
             "edge-prior-4-sure2": Variant(edge_prior=4.0, edge_prior_gain_z=2.0),
             "edge-prior-4-checked": Variant(edge_prior=4.0, edge_prior_checked=True),
+            "edge-prior-4-after-8": Variant(edge_prior=4.0, edge_prior_after=8.0),
+            "edge-prior-4-after-16": Variant(edge_prior=4.0, edge_prior_after=16.0),
+            "edge-prior-4-curved1": Variant(edge_prior=4.0, edge_prior_curved_z=1.0),
+            "edge-prior-4-curved2": Variant(edge_prior=4.0, edge_prior_curved_z=2.0),
             "clipped": Variant(points=clipped_points),
             "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
             "path-50": Variant(path_share=0.5),
@@ -610,9 +619,11 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         new = bool(pending)
         pending.clear()
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
+            after = math.ceil(variant.edge_prior_after * n_features(case.dim))
             centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
                                         variant.edge_prior, variant.edge_prior_margin,
-                                        variant.edge_prior_gain_z)
+                                        variant.edge_prior_gain_z, variant.edge_prior_curved_z,
+                                        after)
             fitted_at = model.observations
 
     def answer() -> np.ndarray:

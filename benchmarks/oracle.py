@@ -118,6 +118,9 @@ FULL_EXTRA = [
     # the gradient's prior four times wider at an edge (2026-11-26, later)
     Config("duels-edge-prior", "duels", 16, 64_000, {"edge_prior": 4.0}),
     Config("duels-edge-prior-2", "duels", 16, 64_000, {"edge_prior": 2.0}),
+    # ... only once the model holds 8 duels per coefficient (2026-11-27)
+    Config("duels-edge-prior-after", "duels", 16, 64_000,
+           {"edge_prior": 4.0, "edge_prior_after": 8.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

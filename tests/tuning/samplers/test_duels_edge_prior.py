@@ -99,3 +99,43 @@ def test_the_option_is_validated_and_reaches_the_sampler() -> None:
     spec = SamplerSpec.parse("duels", {"edge_prior": 8.0}, "test")
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
     assert s.options["edge_prior"] == 8.0
+
+
+def test_it_waits_for_the_duels_it_is_told_to() -> None:
+    model = observed((0.7, 0.2))  # 120 duels
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, after=model.observations + 1)
+    assert model.widen is None  # one duel short: the plain fit
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, after=model.observations)
+    assert model.widen is not None and model.widen.tolist() == [4.0, 1.0]
+
+
+def test_a_bar_on_the_curvatures_certainty_can_hold_it_back() -> None:
+    model = observed((0.7, 0.2))
+    model.fit()
+    assert np.array_equal(model.surely_curved(0.0), model.curved())
+    assert not model.surely_curved(1e6).any()  # no curvature is that sure
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, curved_z=1e6)
+    assert model.widen is None
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, curved_z=0.0)
+    assert model.widen is not None
+
+
+def test_the_sampler_waits_so_many_duels_per_coefficient(monkeypatch) -> None:
+    """``edge_prior_after`` duels per coefficient of the model (5 in two parameters:
+    two slopes, two curvatures, one interaction) before the prior widens."""
+    import heurtune.tuning.samplers.duels as duels_module
+    seen: list[int] = []
+
+    def spy(*args, after: int = 0, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(after)
+        return fit_at_edges(*args, after=after, **kwargs)
+    monkeypatch.setattr(duels_module, "fit_at_edges", spy)
+    space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(2)))
+    for bad in (-1.0, "soon"):
+        with pytest.raises(HeurtuneError, match="edge_prior_after"):
+            SamplerSpec.parse("duels", {"edge_prior_after": bad}, "test")
+    for per, expected in ((0.0, 0), (8.0, 40), (2.5, 13)):
+        spec = SamplerSpec.parse("duels", {"edge_prior": 4.0, "edge_prior_after": per}, "t")
+        s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
+        s.update([])
+        assert seen[-1] == expected

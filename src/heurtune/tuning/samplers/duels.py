@@ -37,7 +37,12 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.match.stats import elo, score_interval
 from heurtune.tuning.samplers._duel import DuelSampler, duel_result
-from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, beyond_bounds
+from heurtune.tuning.samplers.quadratic import (
+    Observation,
+    QuadraticModel,
+    beyond_bounds,
+    n_features,
+)
 from heurtune.tuning.samplers.registry import SamplerContext, SamplerSpec
 from heurtune.tuning.study import duel_of
 
@@ -176,12 +181,15 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
 
 def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                  centre: np.ndarray, room: float, edge_prior: float,
-                 margin: float | None = None, gain_z: float | None = None) -> np.ndarray:
+                 margin: float | None = None, gain_z: float | None = None,
+                 curved_z: float | None = None, after: int = 0) -> np.ndarray:
     """Fit ``model`` and return its maximum in the box (found from ``centre``). With
     ``edge_prior`` above 1 (the option), the gradient's prior variance is then made
     that many times wider along the coordinates where the maximum lies within ``room``
     of a bound and the fitted curvature is at least the prior's (the test of
-    :func:`toward_edges`), where the wider prior's evidence is at least ``margin``
+    :func:`toward_edges`; with ``curved_z``, by that many posterior sd), once the
+    model holds at least ``after`` duels (the ``edge_prior_after`` option times the
+    model's coefficients), where the wider prior's evidence is at least ``margin``
     above the prior's at the chosen scales (None: wherever), and once the plain fit's
     gain of its maximum over the baseline lies ``gain_z`` sd above zero (None: at
     once), and the model refitted with it. The sampler uses neither gate: on the
@@ -197,9 +205,11 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     model.widen = None
     model.fit()
     top = model.argmax_mean(low, high, centre)
-    if edge_prior <= 1.0 or model.observations == 0:
+    if edge_prior <= 1.0 or model.observations == 0 or model.observations < after:
         return top
     wide = curved_edges(model, top, room, low, high)
+    if curved_z is not None:
+        wide &= model.surely_curved(curved_z)
     if not wide.any():
         return top
     if gain_z is not None:
@@ -309,8 +319,9 @@ class DuelsSampler(DuelSampler):
         due = every or self.model.observations >= self._fitted_at * REFIT_GROWTH
         if self.model.mean is None or (new and due):
             o = self.options
+            after = math.ceil(o["edge_prior_after"] * n_features(self.box.dim))
             self._centre = fit_at_edges(self.model, self.low, self.high, self._centre,
-                                        EDGE_ROOM * o["radius"], o["edge_prior"])
+                                        EDGE_ROOM * o["radius"], o["edge_prior"], after=after)
             self._fitted_at = self.model.observations
 
     def recommend(self) -> tuple[np.ndarray, float, float]:

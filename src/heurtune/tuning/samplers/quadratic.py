@@ -364,6 +364,14 @@ class QuadraticModel:
         d = self.dim
         return np.asarray(self.mean[d:2 * d] <= -self.elo_per_range * self.scale)
 
+    def surely_curved(self, z: float) -> np.ndarray:
+        """Per coordinate, whether the posterior's curvature along it is at least as
+        strong as the prior's guess (:meth:`curved`) by ``z`` posterior sd."""
+        assert self.mean is not None and self.cov is not None
+        d = self.dim
+        sd = np.sqrt(np.maximum(np.diag(self.cov)[d:2 * d], 0.0))
+        return np.asarray(self.mean[d:2 * d] + z * sd <= -self.elo_per_range * self.scale)
+
     def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
         """Where the posterior mean is highest inside the box [low, high] (a local
         maximum by coordinate ascent from ``start`` where the fitted landscape is

@@ -161,6 +161,9 @@ KINDS: tuple[SamplerKind, ...] = (
                              help="prior: the gradient's prior variance this many times "
                                   "wider along coordinates whose fitted maximum lies at the "
                                   "box's edge, curved (1: the prior as it is)"),
+        "edge_prior_after": Option(float, 0.0, 0.0, 1e4,
+                                   help="prior: widened at the edge only once the model holds "
+                                        "this many duels per coefficient (0: at once)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
         "step_sd": Option(float, 0.8, 0.0, 10.0,
                           help="answer: then step toward the model's maximum, as far as the "
