@@ -159,6 +159,12 @@ Variants (each changes one thing):
 ``edge-prior-4-checked``
     ``edge-prior-4``'s answer only where the plain fit's lower bound on its gain over
     the baseline stays positive, else the plain fit's own answer.
+``edge-prior-4-after-8`` / ``edge-prior-4-after-16``
+    ``edge-prior-4`` only once the model holds 8 (16) duels per coefficient (the
+    sampler's ``edge_prior_after``).
+``edge-prior-4-curved1`` / ``edge-prior-4-curved2``
+    ``edge-prior-4`` only along coordinates whose fitted curvature is at least the
+    prior's by 1 (2) posterior sd.
 """
 
 from __future__ import annotations

@@ -505,3 +505,17 @@ def test_a_checked_edge_prior_answer_falls_back_to_the_plain_fits_where_it_doubt
         plain = m.variant_answer(m.VARIANTS["edge-prior-4-duels"], model, low, high, top)
         assert not np.array_equal(wide, plain)
         assert np.array_equal(checked, wide if z < 0 else plain)
+
+
+def test_a_waiting_edge_prior_is_the_plain_fit_until_its_duels_are_in() -> None:
+    """``edge-prior-4-after-8`` widens once the model holds 8 duels per coefficient
+    (14 in ``edge``'s four parameters: 112 duels, some 3,600 games): up to 2,000 games
+    it answers as ``current``, not as ``edge-prior-4``."""
+    m = _module()
+    case = m.CASES["edge"]
+    runs = {name: m.run(case, m.VARIANTS[name], 1, 2000, aligned=True)[0]
+            for name in ("current", "edge-prior-4", "edge-prior-4-after-8")}
+    assert runs["edge-prior-4-after-8"] == runs["current"] != runs["edge-prior-4"]
+    assert m.VARIANTS["edge-prior-4-after-16"].edge_prior_after == 16.0
+    for name, z in (("edge-prior-4-curved1", 1.0), ("edge-prior-4-curved2", 2.0)):
+        assert m.VARIANTS[name].edge_prior_curved_z == z

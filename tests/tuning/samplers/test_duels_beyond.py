@@ -52,7 +52,7 @@ def test_an_optimum_beyond_an_upper_and_a_lower_bound_is_named() -> None:
     assert names == {"x1": "upper", "x3": "lower"}
     text = bounds_text({"beyond_bounds": names})
     assert "x1's upper bound" in text and "x3's lower bound" in text and "widen" in text
-    assert "edge_prior = 4" in text  # where the range cannot be widened
+    assert "edge_prior = 4 and edge_prior_after = 8" in text  # where it cannot be widened
 
 
 def test_an_optimum_inside_or_just_on_the_bound_is_not_named() -> None:

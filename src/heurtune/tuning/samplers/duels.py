@@ -192,9 +192,11 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     model's coefficients), where the wider prior's evidence is at least ``margin``
     above the prior's at the chosen scales (None: wherever), and once the plain fit's
     gain of its maximum over the baseline lies ``gain_z`` sd above zero (None: at
-    once), and the model refitted with it. The sampler uses neither gate: on the
-    stand-in both lost the whole gain at the edge (``margin`` and ``gain_z`` are there
-    for ``benchmarks/duels_variants.py``).
+    once), and the model refitted with it. The sampler uses ``after`` only: on the
+    stand-in the gates that ask a fit (``margin``, ``gain_z``, ``curved_z``) lost the
+    whole gain at the edge, and are there for ``benchmarks/duels_variants.py``, while
+    waiting for the duels kept it (docs/results/optimisers.md, "Waiting for the
+    duels").
 
     Why: the prior shrinks the gradient at the baseline toward zero, and at the box's
     edge the duels hardly learn the slope through the bound (the box halves their

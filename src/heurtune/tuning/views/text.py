@@ -97,16 +97,17 @@ def gain_text(detail: Mapping[str, Any]) -> str:
 def bounds_text(detail: Mapping[str, Any]) -> str:
     """The parameters an answer's ``detail`` says the best may lie beyond (its
     ``beyond_bounds``) as one sentence; empty when none. Where the range cannot be
-    widened (a weight that must stay positive), ``duels``' ``edge_prior = 4`` brings its
-    answer nearer an optimum on the bound (docs/results/optimisers.md, "A wider prior at
-    the edge"), so the sentence says so."""
+    widened (a weight that must stay positive), ``duels``' ``edge_prior = 4`` with
+    ``edge_prior_after = 8`` brings its answer nearer an optimum on the bound
+    (docs/results/optimisers.md, "Waiting for the duels"), so the sentence says so."""
     beyond = detail.get("beyond_bounds") or {}
     if not beyond:
         return ""
     where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
             "(widen the range and tune again; where the bound is a hard limit, tune "
-            "with sampler duels and edge_prior = 4, which answers nearer it)")
+            "with sampler duels, edge_prior = 4 and edge_prior_after = 8, which answers "
+            "nearer it)")
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
