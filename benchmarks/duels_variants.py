@@ -165,6 +165,10 @@ Variants (each changes one thing):
 ``edge-prior-4-curved1`` / ``edge-prior-4-curved2``
     ``edge-prior-4`` only along coordinates whose fitted curvature is at least the
     prior's by 1 (2) posterior sd.
+``edge-prior-4-slope1`` / ``edge-prior-4-after-8-slope1``
+    ``edge-prior-4`` (``edge-prior-4-after-8``) only along coordinates where the plain
+    fit's slope at the baseline toward the edge lies 1 posterior sd above zero (the
+    sampler's ``edge_prior_slope_z``).
 """
 
 from __future__ import annotations
@@ -490,6 +494,9 @@ class Variant:
     # widened only along coordinates whose fitted curvature is at least the prior's by
     # this many posterior sd (None: the sampler's test, the mean alone)
     edge_prior_curved_z: float | None = None
+    # widened only along coordinates where the plain fit's slope at the baseline toward
+    # the edge lies this many posterior sd above zero (None: wherever)
+    edge_prior_slope_z: float | None = None
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -537,6 +544,9 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "edge-prior-4-after-16": Variant(edge_prior=4.0, edge_prior_after=16.0),
             "edge-prior-4-curved1": Variant(edge_prior=4.0, edge_prior_curved_z=1.0),
             "edge-prior-4-curved2": Variant(edge_prior=4.0, edge_prior_curved_z=2.0),
+            "edge-prior-4-slope1": Variant(edge_prior=4.0, edge_prior_slope_z=1.0),
+            "edge-prior-4-after-8-slope1": Variant(edge_prior=4.0, edge_prior_after=8.0,
+                                                   edge_prior_slope_z=1.0),
             "clipped": Variant(points=clipped_points),
             "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
             "path-50": Variant(path_share=0.5),
@@ -629,7 +639,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
                                         variant.edge_prior, variant.edge_prior_margin,
                                         variant.edge_prior_gain_z, variant.edge_prior_curved_z,
-                                        after)
+                                        after, variant.edge_prior_slope_z)
             fitted_at = model.observations
 
     def answer() -> np.ndarray:

@@ -519,3 +519,5 @@ def test_a_waiting_edge_prior_is_the_plain_fit_until_its_duels_are_in() -> None:
     assert m.VARIANTS["edge-prior-4-after-16"].edge_prior_after == 16.0
     for name, z in (("edge-prior-4-curved1", 1.0), ("edge-prior-4-curved2", 2.0)):
         assert m.VARIANTS[name].edge_prior_curved_z == z
+    for name in ("edge-prior-4-slope1", "edge-prior-4-after-8-slope1"):
+        assert m.VARIANTS[name].edge_prior_slope_z == 1.0

@@ -139,3 +139,35 @@ def test_the_sampler_waits_so_many_duels_per_coefficient(monkeypatch) -> None:
         s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
         s.update([])
         assert seen[-1] == expected
+
+
+def test_a_bar_on_the_slope_toward_the_edge_can_hold_it_back() -> None:
+    model = observed((0.7, 0.2))  # x1's slope at the baseline points up, to its edge
+    model.fit()
+    up = model.slope_toward(np.ones(2))
+    assert up[0] > 0.0 and np.allclose(model.slope_toward(-np.ones(2)), -up)
+    sd = np.sqrt(np.diag(model.cov)[:2])
+    assert np.allclose(up, model.mean[:2] / sd)
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, slope_z=up[0] + 0.1)
+    assert model.widen is None  # the slope toward the edge is not that sure
+    fit_at_edges(model, LOW, HIGH, np.zeros(2), EDGE_ROOM, 4.0, slope_z=up[0] - 0.1)
+    assert model.widen is not None and model.widen.tolist() == [4.0, 1.0]
+
+
+def test_the_slope_bar_option_reaches_the_fit(monkeypatch) -> None:
+    import heurtune.tuning.samplers.duels as duels_module
+    seen: list[float | None] = []
+
+    def spy(*args, slope_z: float | None = None, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(slope_z)
+        return fit_at_edges(*args, slope_z=slope_z, **kwargs)
+    monkeypatch.setattr(duels_module, "fit_at_edges", spy)
+    space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(2)))
+    for bad in (-1.0, 11.0):
+        with pytest.raises(HeurtuneError, match="edge_prior_slope_z"):
+            SamplerSpec.parse("duels", {"edge_prior_slope_z": bad}, "test")
+    for z, expected in ((0.0, None), (1.0, 1.0)):
+        spec = SamplerSpec.parse("duels", {"edge_prior": 4.0, "edge_prior_slope_z": z}, "t")
+        s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
+        s.update([])
+        assert seen[-1] == expected

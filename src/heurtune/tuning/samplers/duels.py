@@ -182,7 +182,8 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
 def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                  centre: np.ndarray, room: float, edge_prior: float,
                  margin: float | None = None, gain_z: float | None = None,
-                 curved_z: float | None = None, after: int = 0) -> np.ndarray:
+                 curved_z: float | None = None, after: int = 0,
+                 slope_z: float | None = None) -> np.ndarray:
     """Fit ``model`` and return its maximum in the box (found from ``centre``). With
     ``edge_prior`` above 1 (the option), the gradient's prior variance is then made
     that many times wider along the coordinates where the maximum lies within ``room``
@@ -192,11 +193,13 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     model's coefficients), where the wider prior's evidence is at least ``margin``
     above the prior's at the chosen scales (None: wherever), and once the plain fit's
     gain of its maximum over the baseline lies ``gain_z`` sd above zero (None: at
-    once), and the model refitted with it. The sampler uses ``after`` only: on the
-    stand-in the gates that ask a fit (``margin``, ``gain_z``, ``curved_z``) lost the
-    whole gain at the edge, and are there for ``benchmarks/duels_variants.py``, while
-    waiting for the duels kept it (docs/results/optimisers.md, "Waiting for the
-    duels").
+    once), and with ``slope_z`` only along the coordinates where the plain fit's
+    slope at the baseline toward that edge lies ``slope_z`` posterior sd above zero,
+    and the model refitted with it. The sampler uses ``after`` and ``slope_z`` (its
+    ``edge_prior_after`` and ``edge_prior_slope_z`` options): on the stand-in the
+    other gates (``margin``, ``gain_z``, ``curved_z``) lost the whole gain at the edge,
+    and are there for ``benchmarks/duels_variants.py`` (docs/results/optimisers.md,
+    "Waiting for the duels" and "A bar on the slope toward the edge").
 
     Why: the prior shrinks the gradient at the baseline toward zero, and at the box's
     edge the duels hardly learn the slope through the bound (the box halves their
@@ -212,6 +215,8 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     wide = curved_edges(model, top, room, low, high)
     if curved_z is not None:
         wide &= model.surely_curved(curved_z)
+    if slope_z is not None:
+        wide &= model.slope_toward(np.where(high - top < top - low, 1.0, -1.0)) >= slope_z
     if not wide.any():
         return top
     if gain_z is not None:
@@ -323,7 +328,8 @@ class DuelsSampler(DuelSampler):
             o = self.options
             after = math.ceil(o["edge_prior_after"] * n_features(self.box.dim))
             self._centre = fit_at_edges(self.model, self.low, self.high, self._centre,
-                                        EDGE_ROOM * o["radius"], o["edge_prior"], after=after)
+                                        EDGE_ROOM * o["radius"], o["edge_prior"], after=after,
+                                        slope_z=o["edge_prior_slope_z"] or None)
             self._fitted_at = self.model.observations
 
     def recommend(self) -> tuple[np.ndarray, float, float]:

@@ -372,6 +372,14 @@ class QuadraticModel:
         sd = np.sqrt(np.maximum(np.diag(self.cov)[d:2 * d], 0.0))
         return np.asarray(self.mean[d:2 * d] + z * sd <= -self.elo_per_range * self.scale)
 
+    def slope_toward(self, side: np.ndarray) -> np.ndarray:
+        """Per coordinate, the posterior's slope at the baseline toward ``side`` (+1: up,
+        -1: down) in posterior sd."""
+        assert self.mean is not None and self.cov is not None
+        d = self.dim
+        sd = np.sqrt(np.maximum(np.diag(self.cov)[:d], 1e-300))
+        return np.asarray(side * self.mean[:d] / sd)
+
     def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
         """Where the posterior mean is highest inside the box [low, high] (a local
         maximum by coordinate ascent from ``start`` where the fitted landscape is

@@ -164,6 +164,10 @@ KINDS: tuple[SamplerKind, ...] = (
         "edge_prior_after": Option(float, 0.0, 0.0, 1e4,
                                    help="prior: widened at the edge only once the model holds "
                                         "this many duels per coefficient (0: at once)"),
+        "edge_prior_slope_z": Option(float, 0.0, 0.0, 10.0,
+                                     help="prior: widened at the edge only along parameters "
+                                          "whose plain fit's slope at the baseline toward the "
+                                          "edge lies this many sd above zero (0: wherever)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
         "step_sd": Option(float, 0.8, 0.0, 10.0,
                           help="answer: then step toward the model's maximum, as far as the "
