@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import duels_variants as stand_in  # noqa: E402
 
+from heurtune.tuning.samplers.duels import nearer_bound  # noqa: E402
 from heurtune.tuning.samplers.quadratic import QuadraticModel  # noqa: E402
 
 
@@ -41,7 +42,7 @@ def widened(case_name: str, seeds: int, budget: int, from_games: int,
             return
         widen, model.widen = model.widen, None
         model.fit()  # the plain fit, which the bar asks
-        up = np.where(high - centre < centre - low, 1.0, -1.0)
+        up = nearer_bound(centre, low, high)
         z = model.slope_toward(up)
         for i in np.flatnonzero(widen > 1.0):
             edge = high[i] if up[i] > 0 else low[i]

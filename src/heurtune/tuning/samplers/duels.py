@@ -128,6 +128,12 @@ def near_edges(point: np.ndarray, room: float, low: np.ndarray, high: np.ndarray
     return high - point < room, point - low < room
 
 
+def nearer_bound(point: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Per coordinate, +1 where ``point`` lies nearer the upper bound than the lower, else
+    -1: the side of its edge (for a coordinate at an edge, :func:`near_edges`)."""
+    return np.where(high - point < point - low, 1.0, -1.0)
+
+
 def curved_edges(model: QuadraticModel, point: np.ndarray, room: float, low: np.ndarray,
                  high: np.ndarray, curved_only: bool = True) -> np.ndarray:
     """Per coordinate, whether ``point`` lies within ``room`` of a bound and (where
@@ -216,7 +222,7 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     if curved_z is not None:
         wide &= model.surely_curved(curved_z)
     if slope_z is not None:
-        wide &= model.slope_toward(np.where(high - top < top - low, 1.0, -1.0)) >= slope_z
+        wide &= model.slope_toward(nearer_bound(top, low, high)) >= slope_z
     if not wide.any():
         return top
     if gain_z is not None:
