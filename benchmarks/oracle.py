@@ -2,7 +2,7 @@
 
     python benchmarks/oracle.py --case fishtest [--seeds 20] [--json] [--plot FILE]
                                 [--optimisers duels,spsa,...] [--full] [--out FILE] [--budget N]
-                                [--cases MY_CASES.py]
+                                [--cases MY_CASES.py] [--first-seed N] [--set KEY=VALUE]
     python benchmarks/oracle.py --case [--cases MY_CASES.py]     # lists the cases
     python benchmarks/oracle.py --validate-spsa [--seeds 50]
 
@@ -34,6 +34,11 @@ seed where the answer is not the baseline itself (and again from a quarter of
 the budget on). ``--json`` prints one object keyed by sampler name (``spsa``:
 the Autoselect configuration) with those figures for its best answer, and under
 ``default`` the configuration heurtune uses by default.
+
+``--first-seed N`` runs seeds N, N+1, ... instead of 0, 1, ...: fresh seeds to
+confirm on what was chosen on the first ones. ``--set KEY=VALUE`` (repeatable)
+changes a sampler option of the one optimiser run; its results are named with
+the options set (``duels[edge_prior=4]``).
 
 ``--validate-spsa`` runs the SPSA sampler for the 376,868 games fishtest's
 simulator plans for 4 parameters and reports how often it ends within 0.5 Elo
@@ -138,9 +143,10 @@ FULL_EXTRA = [
 
 
 def library_versions() -> dict[str, str]:
-    """The installed versions of the libraries a run's numbers depend on, and the
-    processor (``cpu``): numpy's OpenBLAS picks its kernels by the processor at run
-    time, and the same versions on another processor send a seed's duels elsewhere."""
+    """The installed versions of the libraries a run's numbers depend on, the
+    processor (``cpu``) and the OpenBLAS kernel numpy and scipy chose for it at run
+    time (``blas``, :func:`blas_core`): the same versions with another kernel send a
+    seed's duels elsewhere (``OPENBLAS_CORETYPE`` pins the kernel)."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": sys.version.split()[0]}
@@ -150,7 +156,39 @@ def library_versions() -> dict[str, str]:
         except PackageNotFoundError:
             out[name] = "not installed"
     out["cpu"] = cpu_name()
+    out["blas"] = blas_core()
     return out
+
+
+def blas_core() -> str:
+    """The kernel the OpenBLAS libraries bundled with numpy and scipy use in this
+    process (for example ``OpenBLAS SkylakeX``; ``unknown`` where no library says).
+    OpenBLAS picks it by the processor at start (or by ``OPENBLAS_CORETYPE``), and
+    its rounding differs from kernel to kernel: on one AMD EPYC the ``Zen`` kernel
+    and the ``SkylakeX`` kernel sent the same ``fishtest`` seed's duels apart from
+    2,000 games on, while an Intel Xeon and another AMD EPYC on ``SkylakeX`` agreed
+    to the digit (docs/results/optimisers.md, "Both gates")."""
+    import ctypes
+
+    import numpy
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS)
+
+    names: set[str] = set()
+    for package in (numpy, sys.modules["scipy"]):
+        libs = Path(package.__file__ or "").parent.parent / f"{package.__name__}.libs"
+        for path in sorted(libs.glob("lib*openblas*.so*")):
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError:
+                continue
+            for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                           "openblas_get_corename64_", "openblas_get_corename"):
+                get = getattr(lib, symbol, None)
+                if get is not None:
+                    get.restype = ctypes.c_char_p
+                    names.add((get() or b"?").decode().strip())
+                    break
+    return "OpenBLAS " + "/".join(sorted(names)) if names else "unknown"
 
 
 def cpu_name() -> str:
@@ -180,6 +218,24 @@ def checkpoints(budget: int) -> list[int]:
         out.append(int(round(g)))
         g *= math.sqrt(2.0)
     return out
+
+
+def with_options(cfg: Config, settings: list[str]) -> Config:
+    """``cfg`` with the sampler options ``KEY=VALUE`` set (a value read as JSON where
+    it is, else as text), named after them: ``duels[edge_prior=4]``."""
+    from dataclasses import replace
+
+    options = dict(cfg.options)
+    for item in settings:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise HeurtuneError(f"--set {item!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = json.loads(text)
+        except ValueError:
+            options[key.strip()] = text
+    label = ",".join(item.strip() for item in settings)
+    return replace(cfg, name=f"{cfg.name}[{label}]", options=options)
 
 
 def study_file(path: Path, case: str, cfg: Config, seed: int) -> Path:
@@ -408,6 +464,9 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
     same processor (:func:`versions_differ`), where a seed's duels go elsewhere and
     the differences are not paired."""
     base, other, pairs = read_results_pair(base_path, other_path, one_each=True)
+    if base.get("first_seed", 0) != other.get("first_seed", 0):
+        raise HeurtuneError(f"the files start at different seeds ({base.get('first_seed', 0)}, "
+                            f"{other.get('first_seed', 0)}): seed by seed they do not pair")
     case = base["case"]
     start, lines = CASES[case].start_elo if case in CASES else None, []
     differ = versions_differ(base.get("versions"), other.get("versions"))
@@ -436,11 +495,16 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
 
 
 def versions_differ(a: dict[str, str] | None, b: dict[str, str] | None) -> str:
-    """What differs between two ``--out`` files' ``versions`` (libraries and
-    processor) that changes a seed's runs; empty where nothing does."""
+    """What differs between two ``--out`` files' ``versions`` (libraries, processor
+    and OpenBLAS kernel) that changes a seed's runs; empty where nothing does. Where
+    both files name their kernel (``blas``), the processor's name is not compared:
+    two processors on one kernel give the same runs."""
     if not a or not b:
         return "a file does not name its library versions"
-    keys = sorted((set(a) | set(b)) - {"heurtune"})
+    ignored = {"heurtune"}
+    if "blas" in a and "blas" in b:
+        ignored.add("cpu")  # the kernel, not the processor's name, sets the rounding
+    keys = sorted((set(a) | set(b)) - ignored)
     changed = [f"{k} {a.get(k, 'not recorded')} vs {b.get(k, 'not recorded')}"
                for k in keys if a.get(k) != b.get(k)]
     return "the files differ in " + "; ".join(changed) if changed else ""
@@ -573,6 +637,10 @@ def main() -> int:
     ap.add_argument("--cases", action="append", default=[], metavar="FILE.py",
                     help="a file whose define_case calls add cases (repeatable)")
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="the first seed (fresh seeds to confirm a choice on)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a sampler option of the one optimiser run (repeatable)")
     ap.add_argument("--optimisers", default="", help="comma-separated names (default: all)")
     ap.add_argument("--full", action="store_true", help="also other pairs-per-trial settings")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -615,9 +683,18 @@ def main() -> int:
         if unknown:
             ap.error(f"unknown optimisers {unknown}")
         configs = [c for c in configs if c.name in wanted]
-    if args.budget > 0:
-        from dataclasses import replace
+    from dataclasses import replace
 
+    if args.set:
+        if len(configs) != 1:
+            ap.error("--set needs exactly one optimiser (--optimisers NAME)")
+        try:
+            configs = [with_options(configs[0], args.set)]
+        except HeurtuneError as e:
+            ap.error(str(e))
+    if args.first_seed < 0 or args.seeds < 1:
+        ap.error("--first-seed must be 0 or more and --seeds 1 or more")
+    if args.budget > 0:
         configs = [replace(c, budget=min(c.budget, args.budget)) for c in configs]
     skipped = {}
     results: dict[str, Any] = {}
@@ -630,7 +707,12 @@ def main() -> int:
                     skipped[cfg.name] = "needs PyTorch (pip install 'heurtune[gp]')"
                     continue
             t0 = time.time()
-            runs = [run_one(args.case, cfg, seed, Path(tmp)) for seed in range(args.seeds)]
+            seeds = range(args.first_seed, args.first_seed + args.seeds)
+            try:
+                runs = [run_one(args.case, cfg, seed, Path(tmp)) for seed in seeds]
+            except HeurtuneError as e:
+                print(f"oracle.py: error: {cfg.name}: {e}", file=sys.stderr)
+                return 2
             results[cfg.name] = summarise(args.case, cfg, runs, time.time() - t0)
             r = results[cfg.name]
             print(f"{cfg.name:<18} answer {r['answer']:<9} 1 Elo: {r['games_to_1_elo']}  "
@@ -642,7 +724,8 @@ def main() -> int:
         plot(args.case, results, args.plot)
     # a seed's games and answers reproduce exactly only with the same libraries (their
     # floating point differs from version to version): the --out file names them
-    full = {"case": args.case, "seeds": args.seeds, "default": DEFAULT, "skipped": skipped,
+    full = {"case": args.case, "seeds": args.seeds, "first_seed": args.first_seed,
+            "default": DEFAULT, "skipped": skipped,
             "results": results, "versions": library_versions()}
     if args.out:
         Path(args.out).write_text(json.dumps(full, indent=1))

@@ -4,6 +4,7 @@ bootstrap interval over the seeds; --paired: two runs' losses seed by seed."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -88,8 +89,23 @@ def test_a_results_file_names_the_libraries_its_numbers_depend_on(tmp_path) -> N
     assert proc.returncode == 0, proc.stderr[-2000:]
     versions = json.loads(out.read_text())["versions"]
     assert versions["numpy"] == np.__version__
-    assert set(versions) == {"python", "heurtune", "numpy", "scipy", "numba", "optuna", "cpu"}
+    assert set(versions) == {"python", "heurtune", "numpy", "scipy", "numba", "optuna", "cpu",
+                             "blas"}
     assert versions["cpu"]  # the processor: OpenBLAS picks its kernels by it
+    assert versions["blas"].startswith("OpenBLAS ")  # the kernel it picked (numpy's wheels)
+
+
+def test_the_blas_kernel_is_read_at_run_time_and_pinned_by_the_environment(tmp_path) -> None:
+    # OPENBLAS_CORETYPE pins the kernel; Haswell's runs on any AVX2 processor
+    if "avx2" not in Path("/proc/cpuinfo").read_text():
+        pytest.skip("the Haswell kernel needs AVX2")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import oracle; "
+            "print(oracle.blas_core())")
+    proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "benchmarks")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "OPENBLAS_CORETYPE": "Haswell"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "OpenBLAS Haswell"
 
 
 def test_paired_differences_seed_by_seed(tmp_path) -> None:
@@ -149,6 +165,21 @@ def test_paired_files_from_two_machines_are_flagged(tmp_path) -> None:
     assert proc.returncode == 0 and proc.stdout.startswith("fishtest:")
     assert proc.stderr.strip() == ("oracle.py: warning: the files differ in cpu Xeon avx512f "
                                    "vs EPYC avx2: seed by seed these runs are not paired")
+    # where both name the OpenBLAS kernel, the kernel decides and the processor does not
+    for path, versions in ((a, {**here, "blas": "OpenBLAS SkylakeX"}),
+                           (b, {**here, "cpu": "EPYC avx512f", "blas": "OpenBLAS SkylakeX"})):
+        data = json.loads(path.read_text())
+        data["versions"] = versions
+        path.write_text(json.dumps(data))
+    proc = _run("--paired", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.startswith("fishtest:")
+    data = json.loads(b.read_text())
+    data["versions"]["blas"] = "OpenBLAS Haswell"
+    b.write_text(json.dumps(data))
+    proc = _run("--paired", str(a), str(b), cwd=tmp_path)
+    assert proc.stderr.strip() == ("oracle.py: warning: the files differ in blas OpenBLAS "
+                                   "SkylakeX vs OpenBLAS Haswell: seed by seed these runs are "
+                                   "not paired")
 
 
 def test_paired_files_of_other_cases_or_seeds_are_one_line_and_exit_2(tmp_path) -> None:
@@ -160,3 +191,39 @@ def test_paired_files_of_other_cases_or_seeds_are_one_line_and_exit_2(tmp_path) 
         proc = _run("--paired", str(files[0]), str(files[1]), cwd=tmp_path)
         assert proc.returncode == 2, files
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_fresh_seeds_and_options_set_on_the_command_line(tmp_path) -> None:
+    # --first-seed runs other seeds (to confirm a choice made on the first ones) and
+    # --set changes the one optimiser's options, named in its results
+    out = tmp_path / "r.json"
+    proc = _run("--case", "two", "--optimisers", "duels", "--seeds", "2", "--first-seed", "7",
+                "--budget", "2000", "--set", "edge_prior=4", "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads(out.read_text())
+    assert data["first_seed"] == 7 and data["seeds"] == 2
+    (name, result), = data["results"].items()
+    assert name == "duels[edge_prior=4]" and result["options"]["edge_prior"] == 4
+    m = _module()
+    cfg = m.with_options(m.Config("x", "duels", 16, 1000, {"z": 1.0}), ["z=2", "edge_answer=off"])
+    assert cfg.options == {"z": 2, "edge_answer": "off"} and cfg.name == "x[z=2,edge_answer=off]"
+    with pytest.raises(m.HeurtuneError, match="KEY=VALUE"):
+        m.with_options(cfg, ["z"])
+    # runs of other first seeds do not pair; an unknown option is one line, exit 2
+    a = _results(tmp_path / "a.json", "fishtest", [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3)
+    b = _results(tmp_path / "b.json", "fishtest", [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3)
+    data = json.loads(b.read_text())
+    data["first_seed"] = 1000
+    b.write_text(json.dumps(data))
+    proc = _run("--paired", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 2 and "different seeds (0, 1000)" in proc.stderr
+    for bad in (("--set", "nonsense=1"), ("--set", "novalue"), ("--first-seed", "-1")):
+        proc = _run("--case", "two", "--optimisers", "duels", "--seeds", "1", "--budget", "1000",
+                    *bad, cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.strip().splitlines()[-1].startswith("oracle.py: error: ")
+    assert "has no option(s) ['nonsense']" in _run(
+        "--case", "two", "--optimisers", "duels", "--seeds", "1", "--set", "nonsense=1",
+        cwd=tmp_path).stderr
+    proc = _run("--case", "two", "--seeds", "1", "--set", "z=1", cwd=tmp_path)
+    assert proc.returncode == 2 and "exactly one optimiser" in proc.stderr
