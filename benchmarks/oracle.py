@@ -370,16 +370,49 @@ def crossing_ratio(marks: list[int], base: np.ndarray, other: np.ndarray,
 ResultsPair = tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]
 
 
+def read_results(path: str) -> dict[str, Any]:
+    """One ``--out`` file, or several joined by ``+`` (``a.json+b.json``: runs of one
+    case on other seeds, their seeds pooled: each answer's per-seed losses
+    concatenated, ``first_seed`` the list of the files' first seeds, ``versions``
+    kept where they agree). One clear error where a file cannot be read or the files
+    do not pool."""
+    try:
+        parts = [json.loads(Path(p).read_text()) for p in path.split("+")]
+    except (OSError, ValueError) as e:
+        raise HeurtuneError(f"cannot read a results file: {e}") from None
+    if len(parts) == 1:
+        return dict(parts[0]) if isinstance(parts[0], dict) else {}
+    try:
+        first = parts[0]
+        merged = {**first, "results": json.loads(json.dumps(first["results"])),
+                  "seeds": sum(int(p["seeds"]) for p in parts),
+                  "first_seed": [p.get("first_seed", 0) for p in parts],
+                  "versions": first.get("versions")
+                  if all(p.get("versions") == first.get("versions") for p in parts) else None}
+        for part in parts[1:]:
+            if part["case"] != first["case"] or set(part["results"]) != set(first["results"]):
+                raise HeurtuneError(f"{path}: the files to pool hold other cases or "
+                                    "optimisers")
+            for name, result in merged["results"].items():
+                theirs = part["results"][name]
+                if theirs["checkpoints"] != result["checkpoints"]:
+                    raise HeurtuneError(f"{path}: {name} has other checkpoints in one file")
+                for answer, curves in result["answers"].items():
+                    curves["losses"] = curves["losses"] + theirs["answers"][answer]["losses"]
+    except (KeyError, TypeError):
+        raise HeurtuneError(f"{path}: not results files of oracle.py --out") from None
+    if len({str(f) for f in merged["first_seed"]}) != len(parts):
+        raise HeurtuneError(f"{path}: the files to pool start at the same seed")
+    return merged
+
+
 def read_results_pair(base_path: str, other_path: str, one_each: bool = False
                       ) -> tuple[dict[str, Any], dict[str, Any], list[ResultsPair]]:
     """Two ``--out`` files and their optimisers side by side: those in both, or
     (``one_each``, for files that must be of one case) where each holds just one,
     those two whatever their names. One clear error where a file cannot be read, is
     not such a file, the cases differ (``one_each``) or no optimiser pairs."""
-    try:
-        base, other = (json.loads(Path(p).read_text()) for p in (base_path, other_path))
-    except (OSError, ValueError) as e:
-        raise HeurtuneError(f"cannot read a results file: {e}") from None
+    base, other = read_results(base_path), read_results(other_path)
     try:
         b_res, o_res = base["results"], other["results"]
         if one_each and len(b_res) == 1 and len(o_res) == 1:
@@ -650,7 +683,8 @@ def main() -> int:
                     help="cap every optimiser's games at this (a quick look; 0: their own)")
     ap.add_argument("--ratio", nargs=2, metavar=("BASE.json", "OTHER.json"),
                     help="run nothing: per optimiser in both --out files, OTHER's games to 1 "
-                         "Elo over BASE's, with a 95%% bootstrap interval over the seeds")
+                         "Elo over BASE's, with a 95%% bootstrap interval over the seeds "
+                         "(A.json+B.json: the seeds of both files pooled; also for --paired)")
     ap.add_argument("--paired", nargs=2, metavar=("BASE.json", "OTHER.json"),
                     help="run nothing: OTHER's default-answer loss minus BASE's, seed by seed, "
                          "averaged with its standard error (two --out files of one case and "

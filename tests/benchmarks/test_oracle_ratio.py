@@ -227,3 +227,31 @@ def test_fresh_seeds_and_options_set_on_the_command_line(tmp_path) -> None:
         cwd=tmp_path).stderr
     proc = _run("--case", "two", "--seeds", "1", "--set", "z=1", cwd=tmp_path)
     assert proc.returncode == 2 and "exactly one optimiser" in proc.stderr
+
+
+def test_results_files_of_other_seeds_pool(tmp_path) -> None:
+    # a.json+b.json: the seeds of both, as one run; the ratio is read off the pool
+    fast = [[2.0, 1.5, 0.9, 0.5, 0.2]] * 4  # within 1 Elo at 4,000 games
+    slow = [[2.0, 1.8, 1.5, 0.9, 0.4]] * 4  # ... at 16,000
+    a = _results(tmp_path / "a.json", "fishtest", fast)
+    b = _results(tmp_path / "b.json", "fishtest", slow)
+    for path, first in ((a, 0), (b, 1000)):
+        data = json.loads(path.read_text())
+        data.update(seeds=4, first_seed=first)
+        path.write_text(json.dumps(data))
+    m = _module()
+    pooled = m.read_results(f"{a}+{b}")
+    assert pooled["seeds"] == 8 and pooled["first_seed"] == [0, 1000]
+    assert pooled["results"]["duels"]["answers"]["duels"]["losses"] == fast + slow
+    c = _results(tmp_path / "c.json", "edge", slow * 2)
+    proc = _run("--ratio", f"{a}+{b}", str(c), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("duels: edge / fishtest games to 1 Elo ")
+    assert "seeds 8 / 8" in proc.stdout
+    # pooled files pair with files pooled from the same seeds only
+    proc = _run("--paired", f"{a}+{b}", f"{a}+{b}", cwd=tmp_path)
+    assert proc.returncode == 0 and "+0.000 (0.000)" in proc.stdout
+    for bad in (f"{a}+{a}", f"{a}+{c}", f"{a}+{tmp_path / 'missing.json'}"):
+        proc = _run("--ratio", bad, str(c), cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr.startswith("oracle.py: error: ")
+        assert len(proc.stderr.strip().splitlines()) == 1
