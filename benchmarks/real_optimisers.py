@@ -93,7 +93,7 @@ import numpy as np
 from scipy.stats import ttest_rel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from oracle import CONFIGS, FULL_EXTRA, Config  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
+from oracle import CONFIGS, FULL_EXTRA, Config, library_versions, versions_differ  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
 
 from heurtune.engine.config import EngineConfig, SearchSettings  # noqa: E402
 from heurtune.match import MatchRunner, MatchSpec, stats_of  # noqa: E402
@@ -452,6 +452,8 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
         "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.time() - t0, 1),
+        # a duels study reproduces only on the same libraries and OpenBLAS kernel
+        "versions": library_versions(),
         "settings": {"games": setups, "samplers": samplers, "seeds": seeds, "budgets": budgets,
                      "workers": args.workers, "pairs_override": args.pairs or None,
                      "confirm_pairs": args.confirm_pairs, "confirm_seed": args.confirm_seed},
@@ -475,9 +477,11 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
 def merge(paths: Sequence[str]) -> dict[str, Any]:
     """The records (and setups, baselines, runs) of several --out files, in one."""
     out: dict[str, Any] = {"sources": list(paths), "setups": {}, "baseline_confirmed": {},
-                           "reference_confirmed": {}, "runs": [], "records": []}
+                           "reference_confirmed": {}, "runs": [], "records": [],
+                           "versions": {}}
     for p in paths:
         data = json.loads(Path(p).read_text())
+        out["versions"][p] = data.get("versions")
         out["setups"].update(data["setups"])
         out["baseline_confirmed"].update(data["baseline_confirmed"])
         out["reference_confirmed"].update(data.get("reference_confirmed", {}))
@@ -640,6 +644,12 @@ def main() -> int:
             Path(args.out).write_text(json.dumps(data, indent=1))
     print(table(data), file=sys.stderr)
     if paired:
+        sources = list(data.get("versions", {}).items())
+        for (pa, va), (pb, vb) in zip(sources, sources[1:], strict=False):
+            differ = versions_differ(va, vb)
+            if differ:
+                print(f"real_optimisers.py: warning: {pa}, {pb}: {differ}: the samplers' "
+                      "answers may differ for that alone", file=sys.stderr)
         try:
             print(json.dumps(paired_samplers(data, *paired)))
         except ValueError as e:

@@ -29,6 +29,7 @@ def test_the_real_benchmark_runs_from_one_command(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     assert data["settings"]["budgets"] == list(BUDGETS)
     assert data["setups"]["isolation"]["depth"] == 3
+    assert data["versions"]["blas"] and data["versions"]["numpy"]  # what answers depend on
     # the baseline against itself: the same deterministic moves from both sides
     base = data["baseline_confirmed"]["isolation"]
     assert base["games"] == 2 * PAIRS and base["score"] == 0.5
@@ -97,6 +98,18 @@ def test_paired_samplers_match_on_game_seed_and_budget(tmp_path: Path) -> None:
     assert out["pairs"] == 8 and out["mean"] == 3.0 and out["se"] == pytest.approx(0.38, abs=0.01)
     assert out["p"] < 0.001
     assert out["means"] == {"isolation 8000": [51.5, 54.5], "isolation 16000": [51.5, 54.5]}
+    assert proc.stderr.count("warning") == 0  # one file: nothing to compare
+    # two files of other OpenBLAS kernels: the answers may differ for that alone
+    other = tmp_path / "o.json"
+    for f, blas in ((path, "OpenBLAS SkylakeX"), (other, "OpenBLAS Haswell")):
+        f.write_text(json.dumps({"setups": {}, "baseline_confirmed": {}, "runs": [],
+                                 "records": recs if f == path else [],
+                                 "versions": {"numpy": "2", "cpu": "x", "blas": blas}}))
+    proc = subprocess.run([sys.executable, str(script), "--plot-from", f"{path},{other}",
+                           "--paired", "duels,spsa"], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["pairs"] == 8
+    assert "warning" in proc.stderr and "blas OpenBLAS SkylakeX vs OpenBLAS Haswell" in proc.stderr
     for bad in ("duels", "duels,nope"):
         proc = subprocess.run([sys.executable, str(script), "--plot-from", str(path),
                                "--paired", bad], capture_output=True, text=True, timeout=120,
