@@ -60,7 +60,7 @@ import runpy
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -164,10 +164,10 @@ def blas_core() -> str:
     """The kernel the OpenBLAS libraries bundled with numpy and scipy use in this
     process (for example ``OpenBLAS SkylakeX``; ``unknown`` where no library says).
     OpenBLAS picks it by the processor at start (or by ``OPENBLAS_CORETYPE``), and
-    its rounding differs from kernel to kernel: on one AMD EPYC the ``Zen`` kernel
-    and the ``SkylakeX`` kernel sent the same ``fishtest`` seed's duels apart from
-    2,000 games on, while an Intel Xeon and another AMD EPYC on ``SkylakeX`` agreed
-    to the digit (docs/results/optimisers.md, "Both gates")."""
+    its rounding differs from kernel to kernel: on one AMD EPYC its own ``Haswell``
+    kernel and the ``SkylakeX`` kernel sent the same ``fishtest`` seed's duels apart
+    from 2,000 games on, while an Intel Xeon and another AMD EPYC on ``SkylakeX``
+    agreed to the digit (docs/results/optimisers.md, "Both gates")."""
     import ctypes
 
     import numpy
@@ -223,8 +223,6 @@ def checkpoints(budget: int) -> list[int]:
 def with_options(cfg: Config, settings: list[str]) -> Config:
     """``cfg`` with the sampler options ``KEY=VALUE`` set (a value read as JSON where
     it is, else as text), named after them: ``duels[edge_prior=4]``."""
-    from dataclasses import replace
-
     options = dict(cfg.options)
     for item in settings:
         key, sep, text = item.partition("=")
@@ -717,8 +715,6 @@ def main() -> int:
         if unknown:
             ap.error(f"unknown optimisers {unknown}")
         configs = [c for c in configs if c.name in wanted]
-    from dataclasses import replace
-
     if args.set:
         if len(configs) != 1:
             ap.error("--set needs exactly one optimiser (--optimisers NAME)")
