@@ -147,35 +147,32 @@ def test_worse_seeds_from_2000_games_on_with_mcnemars_test() -> None:
     assert m.worse_seeds(marks, base, base, 2.0)["p"] == 1.0
 
 
+def _set_versions(path: Path, versions: dict[str, str]) -> None:
+    data = json.loads(path.read_text())
+    data["versions"] = versions
+    path.write_text(json.dumps(data))
+
+
 def test_paired_files_from_two_machines_are_flagged(tmp_path) -> None:
     # the same code and libraries on another processor send a seed's duels elsewhere
     losses = [[2.0, 1.5, 0.9, 0.5, 0.2]] * 3
     a, b = (_results(tmp_path / f"{n}.json", "fishtest", losses) for n in "ab")
     here = {"python": "3.11.7", "numpy": "2.4.6", "cpu": "Xeon avx512f"}
-    for path, versions in ((a, here), (b, here)):
-        data = json.loads(path.read_text())
-        data["versions"] = versions
-        path.write_text(json.dumps(data))
+    _set_versions(a, here)
+    _set_versions(b, here)
     proc = _run("--paired", str(a), str(b), cwd=tmp_path)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.startswith("fishtest:")
-    data = json.loads(b.read_text())
-    data["versions"] = {**here, "cpu": "EPYC avx2"}
-    b.write_text(json.dumps(data))
+    _set_versions(b, {**here, "cpu": "EPYC avx2"})
     proc = _run("--paired", str(a), str(b), cwd=tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("fishtest:")
     assert proc.stderr.strip() == ("oracle.py: warning: the files differ in cpu Xeon avx512f "
                                    "vs EPYC avx2: seed by seed these runs are not paired")
     # where both name the OpenBLAS kernel, the kernel decides and the processor does not
-    for path, versions in ((a, {**here, "blas": "OpenBLAS SkylakeX"}),
-                           (b, {**here, "cpu": "EPYC avx512f", "blas": "OpenBLAS SkylakeX"})):
-        data = json.loads(path.read_text())
-        data["versions"] = versions
-        path.write_text(json.dumps(data))
+    _set_versions(a, {**here, "blas": "OpenBLAS SkylakeX"})
+    _set_versions(b, {**here, "cpu": "EPYC avx512f", "blas": "OpenBLAS SkylakeX"})
     proc = _run("--paired", str(a), str(b), cwd=tmp_path)
     assert proc.returncode == 0 and proc.stderr == "" and proc.stdout.startswith("fishtest:")
-    data = json.loads(b.read_text())
-    data["versions"]["blas"] = "OpenBLAS Haswell"
-    b.write_text(json.dumps(data))
+    _set_versions(b, {**here, "cpu": "EPYC avx512f", "blas": "OpenBLAS Haswell"})
     proc = _run("--paired", str(a), str(b), cwd=tmp_path)
     assert proc.stderr.strip() == ("oracle.py: warning: the files differ in blas OpenBLAS "
                                    "SkylakeX vs OpenBLAS Haswell: seed by seed these runs are "
