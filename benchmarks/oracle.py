@@ -166,8 +166,8 @@ def blas_core() -> str:
     OpenBLAS picks it by the processor at start (or by ``OPENBLAS_CORETYPE``), and
     its rounding differs from kernel to kernel: on one AMD EPYC its own ``Haswell``
     kernel and the ``SkylakeX`` kernel sent the same ``fishtest`` seed's duels apart
-    from 2,000 games on, while an Intel Xeon and another AMD EPYC on ``SkylakeX``
-    agreed to the digit (docs/results/optimisers.md, "Both gates")."""
+    from 2,000 games on, and on ``SkylakeX`` it agreed with an Intel Xeon to the
+    digit (docs/results/optimisers.md, "Both gates")."""
     import ctypes
 
     import numpy
