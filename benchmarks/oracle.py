@@ -75,6 +75,7 @@ from heurtune.tuning import tune
 from heurtune.tuning.after.answers import study_answers
 from heurtune.tuning.samplers import SAMPLERS
 from heurtune.tuning.study import load_study, open_storage
+from heurtune.tuning.study.environment import environment
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
 
 DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses by default
@@ -145,70 +146,10 @@ FULL_EXTRA = [
 def library_versions() -> dict[str, str]:
     """The installed versions of the libraries a run's numbers depend on, the
     processor (``cpu``) and the OpenBLAS kernel numpy and scipy chose for it at run
-    time (``blas``, :func:`blas_core`): the same versions with another kernel send a
-    seed's duels elsewhere (``OPENBLAS_CORETYPE`` pins the kernel)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": sys.version.split()[0]}
-    for name in ("heurtune", "numpy", "scipy", "numba", "optuna"):
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    out["cpu"] = cpu_name()
-    out["blas"] = blas_core()
-    return out
-
-
-def blas_core() -> str:
-    """The kernel the OpenBLAS libraries bundled with numpy and scipy use in this
-    process (for example ``OpenBLAS SkylakeX``; ``unknown`` where no library says).
-    OpenBLAS picks it by the processor at start (or by ``OPENBLAS_CORETYPE``), and
-    its rounding differs from kernel to kernel: on one AMD EPYC its own ``Haswell``
-    kernel and the ``SkylakeX`` kernel sent the same ``fishtest`` seed's duels apart
-    from 2,000 games on, and on ``SkylakeX`` it agreed with an Intel Xeon to the
-    digit (docs/results/optimisers.md, "Both gates")."""
-    import ctypes
-
-    import numpy
-    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS)
-
-    names: set[str] = set()
-    for package in (numpy, sys.modules["scipy"]):
-        libs = Path(package.__file__ or "").parent.parent / f"{package.__name__}.libs"
-        for path in sorted(libs.glob("lib*openblas*.so*")):
-            try:
-                lib = ctypes.CDLL(str(path))
-            except OSError:
-                continue
-            for symbol in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
-                           "openblas_get_corename64_", "openblas_get_corename"):
-                get = getattr(lib, symbol, None)
-                if get is not None:
-                    get.restype = ctypes.c_char_p
-                    names.add((get() or b"?").decode().strip())
-                    break
-    return "OpenBLAS " + "/".join(sorted(names)) if names else "unknown"
-
-
-def cpu_name() -> str:
-    """The processor's model and its widest vector extension (``unknown`` where the
-    platform does not say)."""
-    import platform
-
-    model, flags = platform.processor() or platform.machine() or "unknown", set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                model = value.strip()
-            elif key.strip() == "flags":
-                flags = set(value.split())
-                break
-    except OSError:
-        pass
-    widest = next((f for f in ("avx512f", "avx2", "avx", "neon", "asimd") if f in flags), "")
-    return f"{model} {widest}".strip()
+    time (``blas``): the same versions with another kernel send a seed's duels
+    elsewhere (``OPENBLAS_CORETYPE`` pins the kernel;
+    :mod:`heurtune.tuning.study.environment`, which ``tune`` records in a study)."""
+    return environment()
 
 
 def checkpoints(budget: int) -> list[int]:

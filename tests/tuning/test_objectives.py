@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 
@@ -55,6 +56,11 @@ def test_a_pool_scores_the_weighted_mean_and_keeps_each_opponents_score(
     study = optuna.load_study(study_name="p", storage=url)
     assert "weighted score vs pool (isolation:ab_improved x2, isolation:ab_open x1)" in \
         study.user_attrs["objective"]
+    # what the study's trials depend on beyond its file: a duels study reproduces only
+    # on the same OpenBLAS kernel
+    env = study.user_attrs["environment"]
+    assert env["numpy"] == np.__version__ and env["optuna"] == optuna.__version__
+    assert env["blas"].startswith("OpenBLAS ") and env["cpu"]
     for t in study.trials:
         members = t.user_attrs["opponents"]
         assert [m["opponent"] for m in members] == ["isolation:ab_improved", "isolation:ab_open"]

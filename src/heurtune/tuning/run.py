@@ -72,6 +72,7 @@ from heurtune.tuning.study import (
     storage_failure,
     trial_score,
 )
+from heurtune.tuning.study.environment import environment
 from heurtune.tuning.studyfile import STUDY_PREFIX, ConfirmOptions, StudyFile
 
 # the score; the cost (multi-objective studies)
@@ -446,6 +447,7 @@ def tune(
     stored = study.user_attrs.get(schema.SETUP)
     if created:
         study.set_user_attr(schema.OBJECTIVE, sf.objective_name)
+        study.set_user_attr(schema.ENVIRONMENT, environment())
         study.set_user_attr(schema.SAMPLER, {"kind": sf.sampler.kind, "options": sf.sampler.given(),
                                            "answer": sf.answer,
                                            "planned_pairs": sf.planned_pairs})

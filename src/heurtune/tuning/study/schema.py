@@ -13,7 +13,10 @@ Study user attributes
     setting and the planned pairs; :data:`TUNING` the study file, target trials,
     sampler, pruner and artifact folder (the dashboard's); :data:`CONFIRMATION`
     the confirmation's verdict (:class:`Verdict`); :data:`EXPORTED` the last
-    export's file, what it wrote and when.
+    export's file, what it wrote and when; :data:`ENVIRONMENT` the creating
+    worker's library versions, processor and OpenBLAS kernel
+    (:mod:`heurtune.tuning.study.environment`: a ``duels`` study reproduces only
+    on the same kernel).
 
 Trial user attributes
     the match figures of :meth:`heurtune.match.MatchStats.to_dict` (score,
@@ -49,6 +52,7 @@ CONFIRMATION = "confirmation"
 EXPORTED = "exported"
 POSITIONS = "positions"  # a positions study's file, fitted K, split and baseline losses
 LOCAL_SEARCH = "local_search"  # sampler lbfgs: converged, after how many finished trials
+ENVIRONMENT = "environment"  # the creating worker's libraries, processor, OpenBLAS kernel
 
 # -- trial user attributes ---------------------------------------------------------
 SCORE = "score"

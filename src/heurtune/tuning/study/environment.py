@@ -1,0 +1,83 @@
+"""What a study's numbers depend on beyond its file: library versions, processor and
+the OpenBLAS kernel.
+
+A study reproduces trial by trial (one uninterrupted worker, docs/scale.md) only with
+the same libraries and, for a sampler that fits a model with numpy's linear algebra
+(``duels``), the same OpenBLAS kernel: OpenBLAS picks its kernel by the processor when
+it starts (``OPENBLAS_CORETYPE`` pins it), and kernels round differently. On one AMD
+EPYC its own ``Haswell`` kernel sent an oracle study's duels elsewhere from 2,000
+games on, and under ``SkylakeX`` it gave an Intel Xeon's trials to the digit
+(docs/results/optimisers.md, "Both gates"). ``tune`` records :func:`environment` in a
+new study (user attribute ``environment``); the oracle benchmarks record it in their
+``--out`` files.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+__all__ = ["blas_core", "cpu_name", "environment"]
+
+LIBRARIES = ("heurtune", "numpy", "scipy", "numba", "optuna")
+_COUNTERS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+             "openblas_get_corename64_", "openblas_get_corename")
+
+
+def environment() -> dict[str, str]:
+    """Python's and :data:`LIBRARIES`' versions, the processor (``cpu``,
+    :func:`cpu_name`) and the OpenBLAS kernel in use (``blas``, :func:`blas_core`)."""
+    out = {"python": sys.version.split()[0]}
+    for name in LIBRARIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "not installed"
+    out["cpu"] = cpu_name()
+    out["blas"] = blas_core()
+    return out
+
+
+def blas_core() -> str:
+    """The kernel the OpenBLAS libraries bundled with numpy and scipy use in this
+    process (for example ``OpenBLAS SkylakeX``; ``unknown`` where no library says,
+    as with a numpy built against another BLAS)."""
+    import numpy
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS)
+
+    names: set[str] = set()
+    for package in (numpy, sys.modules["scipy"]):
+        libs = Path(package.__file__ or "").parent.parent / f"{package.__name__}.libs"
+        for path in sorted(libs.glob("lib*openblas*.so*")):
+            try:
+                lib = ctypes.CDLL(str(path))
+            except OSError:
+                continue
+            for symbol in _COUNTERS:
+                get = getattr(lib, symbol, None)
+                if get is not None:
+                    get.restype = ctypes.c_char_p
+                    names.add((get() or b"?").decode().strip())
+                    break
+    return "OpenBLAS " + "/".join(sorted(names)) if names else "unknown"
+
+
+def cpu_name() -> str:
+    """The processor's model and its widest vector extension (``unknown`` where the
+    platform does not say)."""
+    model, flags = platform.processor() or platform.machine() or "unknown", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                model = value.strip()
+            elif key.strip() == "flags":
+                flags = set(value.split())
+                break
+    except OSError:
+        pass
+    widest = next((f for f in ("avx512f", "avx2", "avx", "neon", "asimd") if f in flags), "")
+    return f"{model} {widest}".strip()
