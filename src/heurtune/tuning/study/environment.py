@@ -23,8 +23,8 @@ from pathlib import Path
 __all__ = ["blas_core", "cpu_name", "environment"]
 
 LIBRARIES = ("heurtune", "numpy", "scipy", "numba", "optuna")
-_COUNTERS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
-             "openblas_get_corename64_", "openblas_get_corename")
+_CORENAME_SYMBOLS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+                     "openblas_get_corename64_", "openblas_get_corename")
 
 
 def environment() -> dict[str, str]:
@@ -50,13 +50,16 @@ def blas_core() -> str:
 
     names: set[str] = set()
     for package in (numpy, sys.modules["scipy"]):
-        libs = Path(package.__file__ or "").parent.parent / f"{package.__name__}.libs"
-        for path in sorted(libs.glob("lib*openblas*.so*")):
+        home = Path(package.__file__ or "").parent  # the wheels' bundled libraries:
+        found = [p for folder in (home.parent / f"{package.__name__}.libs", home / ".dylibs")
+                 for pattern in ("*openblas*.so*", "*openblas*.dylib", "*openblas*.dll")
+                 for p in sorted(folder.glob(pattern))]  # Linux, macOS, Windows
+        for path in found:
             try:
                 lib = ctypes.CDLL(str(path))
             except OSError:
                 continue
-            for symbol in _COUNTERS:
+            for symbol in _CORENAME_SYMBOLS:
                 get = getattr(lib, symbol, None)
                 if get is not None:
                     get.restype = ctypes.c_char_p
