@@ -9,7 +9,9 @@ at each widened coordinate: whether its edge lies on the in-box best's side of t
 baseline (``toward``) or on the other side (``away``: the fit's maximum went to an edge
 the truth does not favour), and the plain fit's slope at the baseline toward that edge,
 in posterior sd (the quantity ``edge_prior_slope_z`` bars). Prints one line of counts
-and the slope's quantiles per side. docs/results/optimisers.md, "A bar on the slope
+and the slope's quantiles per side, then the slope's median per side in bands of games
+(each band twice the last, from ``--from-games``): whether a true edge's slope grows
+surer with the games while the false ones' does not. docs/results/optimisers.md, "A bar on the slope
 toward the edge", quotes it.
 """
 
@@ -29,12 +31,12 @@ from heurtune.tuning.samplers.quadratic import QuadraticModel  # noqa: E402
 
 
 def widened(case_name: str, seeds: int, budget: int, from_games: int,
-            variant: str) -> list[tuple[str, float]]:
-    """Per widened coordinate-checkpoint: its side (``toward`` / ``away``) and the
-    plain fit's slope toward its edge in sd."""
+            variant: str) -> list[tuple[str, float, int]]:
+    """Per widened coordinate-checkpoint: its side (``toward`` / ``away``), the
+    plain fit's slope toward its edge in sd, and the games spent."""
     case = stand_in.CASES[case_name]
     _low, _high, best = stand_in.relative_box(case)
-    rows: list[tuple[str, float]] = []
+    rows: list[tuple[str, float, int]] = []
 
     def look(games: int, model: QuadraticModel, low: np.ndarray, high: np.ndarray,
              centre: np.ndarray) -> None:
@@ -46,7 +48,7 @@ def widened(case_name: str, seeds: int, budget: int, from_games: int,
         z = model.slope_toward(up)
         for i in np.flatnonzero(widen > 1.0):
             edge = high[i] if up[i] > 0 else low[i]
-            rows.append(("toward" if edge * best[i] > 0 else "away", float(z[i])))
+            rows.append(("toward" if edge * best[i] > 0 else "away", float(z[i]), games))
         model.widen = widen
         model.fit()
 
@@ -73,6 +75,14 @@ def main(argv: list[str] | None = None) -> int:
         share = f", {np.mean(z >= 1.0):.2f} at 1 sd or more" if len(z) else ""
         print(f"  edge {side} the best: {len(z)}; plain fit's slope toward it (sd) "
               f"min, 10%, median, 90%, max {q}{share}")
+    low = a.from_games
+    while low < a.budget:
+        cells = []
+        for side in ("toward", "away"):
+            z = np.array([r[1] for r in rows if r[0] == side and low <= r[2] < 2 * low])
+            cells.append(f"{side} {len(z)}" + (f" median {np.median(z):.2f}" if len(z) else ""))
+        print(f"  {low}-{2 * low} games: " + "; ".join(cells))
+        low *= 2
     return 0
 
 
