@@ -11,8 +11,8 @@ the truth does not favour), and the plain fit's slope at the baseline toward tha
 in posterior sd (the quantity ``edge_prior_slope_z`` bars). Prints one line of counts
 and the slope's quantiles per side, then the slope's median per side in bands of games
 (each band twice the last, from ``--from-games``): whether a true edge's slope grows
-surer with the games while the false ones' does not. docs/results/optimisers.md, "A bar on the slope
-toward the edge", quotes it.
+surer with the games while the false ones' does not. docs/results/optimisers.md, "A
+bar on the slope toward the edge" and "Confirming on fresh seeds", quotes it.
 """
 
 from __future__ import annotations

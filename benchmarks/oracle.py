@@ -143,15 +143,6 @@ FULL_EXTRA = [
 ]
 
 
-def library_versions() -> dict[str, str]:
-    """The installed versions of the libraries a run's numbers depend on, the
-    processor (``cpu``) and the OpenBLAS kernel numpy and scipy chose for it at run
-    time (``blas``): the same versions with another kernel send a seed's duels
-    elsewhere (``OPENBLAS_CORETYPE`` pins the kernel;
-    :mod:`heurtune.tuning.study.environment`, which ``tune`` records in a study)."""
-    return environment()
-
-
 def checkpoints(budget: int) -> list[int]:
     """Games at which the answers are read: 1,000 then about 1.41x apart."""
     out, g = [], 1000.0
@@ -697,7 +688,7 @@ def main() -> int:
     # floating point differs from version to version): the --out file names them
     full = {"case": args.case, "seeds": args.seeds, "first_seed": args.first_seed,
             "default": DEFAULT, "skipped": skipped,
-            "results": results, "versions": library_versions()}
+            "results": results, "versions": environment()}
     if args.out:
         Path(args.out).write_text(json.dumps(full, indent=1))
     if args.json:

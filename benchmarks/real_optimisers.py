@@ -93,7 +93,7 @@ import numpy as np
 from scipy.stats import ttest_rel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from oracle import CONFIGS, FULL_EXTRA, Config, library_versions, versions_differ  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
+from oracle import CONFIGS, FULL_EXTRA, Config, versions_differ  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
 
 from heurtune.engine.config import EngineConfig, SearchSettings  # noqa: E402
 from heurtune.match import MatchRunner, MatchSpec, stats_of  # noqa: E402
@@ -102,6 +102,7 @@ from heurtune.tomlio import write_toml  # noqa: E402
 from heurtune.tuning import tune  # noqa: E402
 from heurtune.tuning.after.answers import study_answers  # noqa: E402
 from heurtune.tuning.study import FINISHED, load_study, open_storage  # noqa: E402
+from heurtune.tuning.study.environment import environment  # noqa: E402
 from heurtune.tuning.study.schema import TrialResult  # noqa: E402
 from heurtune.tuning.studyfile import load_study_file  # noqa: E402
 
@@ -453,7 +454,7 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.time() - t0, 1),
         # a duels study reproduces only on the same libraries and OpenBLAS kernel
-        "versions": library_versions(),
+        "versions": environment(),
         "settings": {"games": setups, "samplers": samplers, "seeds": seeds, "budgets": budgets,
                      "workers": args.workers, "pairs_override": args.pairs or None,
                      "confirm_pairs": args.confirm_pairs, "confirm_seed": args.confirm_seed},
