@@ -1,6 +1,6 @@
 """heurtune as a library: a match, a small study, its confirmation and export,
 with no command line in between (the calls ``heurtune match``, ``tune``,
-``confirm`` and ``export`` make).
+``confirm`` and ``export`` make), and the environment a study records.
 
     python examples/library.py [FOLDER]
 
@@ -15,8 +15,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import optuna
+
 from heurtune.match import play_match
 from heurtune.tuning import ConfirmOptions, confirm_study, export_best, load_study_file, tune
+from heurtune.tuning.study.environment import environment
 
 STUDY = """
 [study]
@@ -53,6 +56,11 @@ def main(folder: Path) -> None:
     summary = tune(load_study_file(path), storage_url=storage)
     print(f"tune: {summary.finished} finished trials, best trial {summary.best_number} "
           f"scored {summary.best_value:.3f}")
+    # what the study's trials depend on beyond its file (recorded when it was created):
+    # on another machine it reproduces trial by trial only with the same OpenBLAS kernel
+    env = optuna.load_study(study_name="example", storage=storage).user_attrs["environment"]
+    print(f"environment: numpy {env['numpy']}, optuna {env['optuna']}, {env['blas']}; "
+          f"this machine now: {environment()['blas']}")
 
     # its confirmation: fresh openings pick the winner (the selection, optimistic),
     # further fresh openings measure it against the baseline (the check)

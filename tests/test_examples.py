@@ -14,5 +14,7 @@ def test_the_library_example_runs(tmp_path) -> None:
     lines = out.splitlines()
     assert lines[0].startswith("match: isolation:ab_improved vs isolation:ab_open: 4 opening pairs")
     assert any(line.startswith("tune: 4 finished trials") for line in lines)
+    assert any(line.startswith("environment: numpy ") and " OpenBLAS " in line
+               for line in lines)
     assert any(line.startswith("confirm: winner ") for line in lines)
     assert (tmp_path / "example-tuned.toml").is_file()
