@@ -173,6 +173,31 @@ def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:
     assert len(optuna.load_study(study_name="t", storage=url).trials) == 4
 
 
+def test_a_worker_in_another_environment_is_warned(tmp_path, capsys) -> None:
+    # a duels study reproduces only with the same libraries and OpenBLAS kernel: a
+    # worker that joins or resumes it elsewhere is told what differs (not the processor)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    sf = study_file(tmp_path, pruner="median")
+    assert cli(capsys, "tune", sf, "--storage", url, "--trials", "1")[0] == 0
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "2")
+    assert code == 0 and "environment" not in err  # the same one: no warning
+    study = optuna.load_study(study_name="t", storage=url)
+    recorded = dict(study.user_attrs["environment"])
+    here = recorded["numpy"], recorded["blas"]
+    recorded.update(numpy="0.1", blas="OpenBLAS Prescott", cpu="another processor")
+    study.set_user_attr("environment", recorded)
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "3")
+    assert code == 0
+    assert (f"heurtune: warning: study 't' was created in another environment (numpy: 0.1 -> "
+            f"{here[0]}; blas: OpenBLAS Prescott -> {here[1]}): this worker's trials may "
+            "differ") in err
+    assert "processor" not in err and len(optuna.load_study(study_name="t",
+                                                             storage=url).trials) == 3
+    # nothing to run: nothing to warn of
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "3")
+    assert code == 0 and "environment" not in err
+
+
 def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -> None:
     db = tmp_path / "h.db"
     url = f"sqlite:///{db}"

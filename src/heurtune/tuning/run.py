@@ -72,8 +72,10 @@ from heurtune.tuning.study import (
     storage_failure,
     trial_score,
 )
-from heurtune.tuning.study.environment import environment
+from heurtune.tuning.study.environment import differences, environment
 from heurtune.tuning.studyfile import STUDY_PREFIX, ConfirmOptions, StudyFile
+
+log = logging.getLogger("heurtune")
 
 # the score; the cost (multi-objective studies)
 DIRECTIONS: list[Literal["minimize", "maximize"]] = ["maximize", "minimize"]
@@ -404,6 +406,21 @@ def _record(trial: optuna.Trial, pairs: list[Any], labels: Sequence[str] = (),
     return stats.score
 
 
+def _warn_of_environment(study: optuna.Study, name: str) -> None:
+    """Warn (logger ``heurtune``) when this worker's libraries or OpenBLAS kernel
+    differ from those the study was created with (:mod:`heurtune.tuning.study.environment`):
+    its trials may then differ from the creator's for the same seed."""
+    recorded = study.user_attrs.get(schema.ENVIRONMENT)
+    if not isinstance(recorded, dict):  # created by an older heurtune
+        return
+    found = differences(recorded, environment())
+    if found:
+        log.warning("study %r was created in another environment (%s): this worker's "
+                    "trials may differ from the creator's for the same seed; pin the "
+                    "kernel with OPENBLAS_CORETYPE and install the same versions to "
+                    "reproduce (docs/scale.md)", name, "; ".join(found))
+
+
 def tune(
     sf: StudyFile,
     *,
@@ -482,6 +499,8 @@ def tune(
     ran = 0
     before = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
     if _wanted(study, target):
+        if not created:
+            _warn_of_environment(study, name)
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from heurtune.tuning.study.environment import blas_core, cpu_name, environment
+from heurtune.tuning.study.environment import blas_core, cpu_name, differences, environment
 
 
 def test_the_environment_names_libraries_processor_and_kernel() -> None:
@@ -32,3 +32,16 @@ def test_the_kernel_is_read_at_run_time_and_pinned_by_the_environment() -> None:
                               check=False)
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert proc.stdout.strip() == f"OpenBLAS {kernel}"
+
+
+def test_differences_name_versions_and_kernel_not_the_processor() -> None:
+    here = environment()
+    assert differences(here, here) == []
+    there = {**here, "numpy": "0.1", "blas": "OpenBLAS Prescott", "cpu": "another"}
+    assert differences(there, here) == [f"numpy: 0.1 -> {here['numpy']}",
+                                        f"blas: OpenBLAS Prescott -> {here['blas']}"]
+    # an older record without a key, a kernel nobody could read, a non-text value:
+    # not compared
+    older = {k: v for k, v in there.items() if k != "numpy"}
+    assert differences({**older, "blas": "unknown"}, here) == []
+    assert differences({"scipy": 3}, here) == []

@@ -8,8 +8,9 @@ it starts (``OPENBLAS_CORETYPE`` pins it), and kernels round differently. On one
 EPYC its own ``Haswell`` kernel sent an oracle study's duels elsewhere from 2,000
 games on, and under ``SkylakeX`` it gave an Intel Xeon's trials to the digit
 (docs/results/optimisers.md, "Both gates"). ``tune`` records :func:`environment` in a
-new study (user attribute ``environment``); the oracle benchmarks record it in their
-``--out`` files.
+new study (user attribute ``environment``) and, when a worker joins or resumes a study
+created elsewhere, warns of what :func:`differences` finds; the oracle benchmarks
+record it in their ``--out`` files.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from __future__ import annotations
 import ctypes
 import platform
 import sys
+from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-__all__ = ["blas_core", "cpu_name", "environment"]
+__all__ = ["blas_core", "cpu_name", "differences", "environment"]
 
 LIBRARIES = ("heurtune", "numpy", "scipy", "numba", "optuna")
 _CORENAME_SYMBOLS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
@@ -38,6 +40,22 @@ def environment() -> dict[str, str]:
             out[name] = "not installed"
     out["cpu"] = cpu_name()
     out["blas"] = blas_core()
+    return out
+
+
+def differences(recorded: Mapping[str, object], current: Mapping[str, str]) -> list[str]:
+    """What differs between a study's recorded environment and ``current`` that can
+    change its numbers: Python's and the libraries' versions and the OpenBLAS kernel,
+    one ``"numpy: 2.1.0 -> 2.2.0"`` (recorded, then current) per difference. The
+    processor's name is left out: on the same kernel and libraries two processors give
+    the same trials. Keys either side lacks (an older heurtune's record) and values
+    ``unknown`` are not compared."""
+    out = []
+    for key in ("python", *LIBRARIES, "blas"):
+        then, now = recorded.get(key), current.get(key)
+        if (isinstance(then, str) and now is not None and then != now
+                and "unknown" not in (then, now)):
+            out.append(f"{key}: {then} -> {now}")
     return out
 
 
