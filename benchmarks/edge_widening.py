@@ -11,8 +11,12 @@ the truth does not favour), and the plain fit's slope at the baseline toward tha
 in posterior sd (the quantity ``edge_prior_slope_z`` bars). Prints one line of counts
 and the slope's quantiles per side, then the slope's median per side in bands of games
 (each band twice the last, from ``--from-games``): whether a true edge's slope grows
-surer with the games while the false ones' does not. docs/results/optimisers.md, "A
-bar on the slope toward the edge" and "Confirming on fresh seeds", quotes it.
+surer with the games while the false ones' does not; then, by the same bands, two
+other signals a gate could use: the plain fit's slope through the edge at the bound
+(its maximum moved onto the bound), in sd, and for how many checkpoints in a row the
+coordinate has widened toward that edge (10%, median, 90%).
+docs/results/optimisers.md, "A bar on the slope toward the edge", "Confirming on fresh
+seeds" and "Two more signals" quote it.
 """
 
 from __future__ import annotations
@@ -29,30 +33,52 @@ import duels_variants as stand_in  # noqa: E402
 from heurtune.tuning.samplers.duels import nearer_bound  # noqa: E402
 from heurtune.tuning.samplers.quadratic import QuadraticModel  # noqa: E402
 
+Row = tuple[str, float, int, float, int]
+
 
 def widened(case_name: str, seeds: int, budget: int, from_games: int,
-            variant: str) -> list[tuple[str, float, int]]:
+            variant: str) -> list[Row]:
     """Per widened coordinate-checkpoint: its side (``toward`` / ``away``), the
-    plain fit's slope toward its edge in sd, and the games spent."""
+    plain fit's slope toward its edge in sd at the baseline, the games spent, the
+    plain fit's slope through that edge at its bound (the plain fit's maximum moved
+    onto it) in sd, and
+    for how many checkpoints in a row (this one included) the coordinate has been
+    widened toward the same edge."""
     case = stand_in.CASES[case_name]
     _low, _high, best = stand_in.relative_box(case)
-    rows: list[tuple[str, float, int]] = []
+    rows: list[Row] = []
+    streak: dict[tuple[int, float], int] = {}
 
     def look(games: int, model: QuadraticModel, low: np.ndarray, high: np.ndarray,
              centre: np.ndarray) -> None:
-        if games < from_games or model.widen is None:
+        if model.widen is None:
+            streak.clear()
             return
         widen, model.widen = model.widen, None
         model.fit()  # the plain fit, which the bar asks
         up = nearer_bound(centre, low, high)
         z = model.slope_toward(up)
-        for i in np.flatnonzero(widen > 1.0):
-            edge = high[i] if up[i] > 0 else low[i]
-            rows.append(("toward" if edge * best[i] > 0 else "away", float(z[i]), games))
+        top = model.argmax_mean(low, high, centre)
+        now = {(int(i), float(up[i])) for i in np.flatnonzero(widen > 1.0)}
+        for key in list(streak):
+            if key not in now:
+                del streak[key]
+        for key in now:
+            streak[key] = streak.get(key, 0) + 1
+        for i, side in sorted(now):
+            if games < from_games:
+                continue
+            edge = high[i] if side > 0 else low[i]
+            at = top.copy()
+            at[i] = edge
+            mean, sd = model.slope(at, i)
+            rows.append(("toward" if edge * best[i] > 0 else "away", float(z[i]), games,
+                         side * mean / max(sd, 1e-300), streak[(i, side)]))
         model.widen = widen
         model.fit()
 
     for seed in range(seeds):
+        streak.clear()
         stand_in.run(case, stand_in.VARIANTS[variant], seed, budget, aligned=True,
                      on_checkpoint=look)
     return rows
@@ -81,6 +107,22 @@ def main(argv: list[str] | None = None) -> int:
         for side in ("toward", "away"):
             z = np.array([r[1] for r in rows if r[0] == side and low <= r[2] < 2 * low])
             cells.append(f"{side} {len(z)}" + (f" median {np.median(z):.2f}" if len(z) else ""))
+        print(f"  {low}-{2 * low} games: " + "; ".join(cells))
+        low *= 2
+    # two other signals, by the same bands: the plain fit's slope through the edge at
+    # the bound (sd), and the checkpoints in a row the coordinate has widened
+    low = a.from_games
+    while low < a.budget:
+        cells = []
+        for side in ("toward", "away"):
+            band = [r for r in rows if r[0] == side and low <= r[2] < 2 * low]
+            if band:
+                top = np.median([r[3] for r in band])
+                run = np.quantile([r[4] for r in band], [0.1, 0.5, 0.9])
+                cells.append(f"{side} slope at the bound {top:.2f}, in a row "
+                             f"{run[0]:.0f}/{run[1]:.0f}/{run[2]:.0f}")
+            else:
+                cells.append(f"{side} none")
         print(f"  {low}-{2 * low} games: " + "; ".join(cells))
         low *= 2
     return 0
