@@ -15,6 +15,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.tuning import best_config
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
 from heurtune.tuning.studyfile import load_study_file
+from heurtune.tuning.views.text import environment_text, study_facts
 from tests.helpers import ROOT, cli, digest
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -191,11 +192,29 @@ def test_a_worker_in_another_environment_is_warned(tmp_path, capsys) -> None:
     assert (f"heurtune: warning: study 't' was created in another environment (numpy: 0.1 -> "
             f"{here[0]}; blas: OpenBLAS Prescott -> {here[1]}): this worker's trials may "
             "differ") in err
-    assert "processor" not in err and len(optuna.load_study(study_name="t",
-                                                             storage=url).trials) == 3
+    assert "processor" not in err
+    study = optuna.load_study(study_name="t", storage=url)
+    assert len(study.trials) == 3
+    # the study keeps the joining worker's environment, so its facts say so later
+    joined = [v for k, v in study.user_attrs.items() if k.startswith("environment_joined_")]
+    assert len(joined) == 1 and joined[0]["numpy"] == here[0]
+    assert joined[0]["differs"] == [f"numpy: 0.1 -> {here[0]}",
+                                    f"blas: OpenBLAS Prescott -> {here[1]}"]
+    facts = dict(study_facts(study, None))["environment"]
+    assert facts.startswith("python ") and "numpy 0.1" in facts and "OpenBLAS Prescott on " \
+        "another processor" in facts
+    assert facts.endswith(f"; a worker joined with numpy: 0.1 -> {here[0]}, blas: OpenBLAS "
+                          f"Prescott -> {here[1]}")
     # nothing to run: nothing to warn of
     code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "3")
     assert code == 0 and "environment" not in err
+    # the same worker again: warned again, recorded once
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "4")
+    assert code == 0 and "another environment" in err
+    attrs = optuna.load_study(study_name="t", storage=url).user_attrs
+    assert sum(k.startswith("environment_joined_") for k in attrs) == 1
+    # a study created before heurtune recorded its environment says so
+    assert environment_text({}) == "not recorded (the study was created by an older heurtune)"
 
 
 def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -> None:

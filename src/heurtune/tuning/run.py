@@ -72,7 +72,7 @@ from heurtune.tuning.study import (
     storage_failure,
     trial_score,
 )
-from heurtune.tuning.study.environment import differences, environment
+from heurtune.tuning.study.environment import differences, digest, environment
 from heurtune.tuning.studyfile import STUDY_PREFIX, ConfirmOptions, StudyFile
 
 log = logging.getLogger("heurtune")
@@ -409,12 +409,19 @@ def _record(trial: optuna.Trial, pairs: list[Any], labels: Sequence[str] = (),
 def _warn_of_environment(study: optuna.Study, name: str) -> None:
     """Warn (logger ``heurtune``) when this worker's libraries or OpenBLAS kernel
     differ from those the study was created with (:mod:`heurtune.tuning.study.environment`):
-    its trials may then differ from the creator's for the same seed."""
+    its trials may then differ from the creator's for the same seed. The study keeps
+    this worker's environment (:data:`~heurtune.tuning.study.schema.JOINED_ENVIRONMENT`)."""
     recorded = study.user_attrs.get(schema.ENVIRONMENT)
     if not isinstance(recorded, dict):  # created by an older heurtune
         return
-    found = differences(recorded, environment())
+    here = environment()
+    found = differences(recorded, here)
     if found:
+        # kept in the study, one attribute per environment (no read-modify-write
+        # between workers), so its facts say so after this worker's stderr is gone
+        key = schema.JOINED_ENVIRONMENT + digest(here)
+        if key not in study.user_attrs:
+            study.set_user_attr(key, {**here, "differs": found})
         log.warning("study %r was created in another environment (%s): this worker's "
                     "trials may differ from the creator's for the same seed; pin the "
                     "kernel with OPENBLAS_CORETYPE and install the same versions to "

@@ -8,21 +8,24 @@ it starts (``OPENBLAS_CORETYPE`` pins it), and kernels round differently. On one
 EPYC its own ``Haswell`` kernel sent an oracle study's duels elsewhere from 2,000
 games on, and under ``SkylakeX`` it gave an Intel Xeon's trials to the digit
 (docs/results/optimisers.md, "Both gates"). ``tune`` records :func:`environment` in a
-new study (user attribute ``environment``) and, when a worker joins or resumes a study
-created elsewhere, warns of what :func:`differences` finds; the oracle benchmarks
+new study (user attribute ``environment``); a worker that joins or resumes a study in
+another environment warns of what :func:`differences` finds and records its own
+(user attribute ``environment_joined_`` + :func:`digest`); the oracle benchmarks
 record it in their ``--out`` files.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import json
 import platform
 import sys
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-__all__ = ["blas_core", "cpu_name", "differences", "environment"]
+__all__ = ["blas_core", "cpu_name", "differences", "digest", "environment"]
 
 LIBRARIES = ("heurtune", "numpy", "scipy", "numba", "optuna")
 _CORENAME_SYMBOLS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
@@ -57,6 +60,14 @@ def differences(recorded: Mapping[str, object], current: Mapping[str, str]) -> l
                 and "unknown" not in (then, now)):
             out.append(f"{key}: {then} -> {now}")
     return out
+
+
+def digest(env: Mapping[str, str]) -> str:
+    """Eight hex digits naming what :func:`differences` compares of ``env`` (the
+    versions and the kernel, not the processor): equal for environments that give
+    the same trials."""
+    kept = {key: env.get(key) for key in ("python", *LIBRARIES, "blas")}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()[:8]
 
 
 def blas_core() -> str:

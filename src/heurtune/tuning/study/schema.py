@@ -53,6 +53,9 @@ EXPORTED = "exported"
 POSITIONS = "positions"  # a positions study's file, fitted K, split and baseline losses
 LOCAL_SEARCH = "local_search"  # sampler lbfgs: converged, after how many finished trials
 ENVIRONMENT = "environment"  # the creating worker's libraries, processor, OpenBLAS kernel
+# + a digest of one: another environment a worker joined or resumed the study in
+# (that worker's environment and, under "differs", what differs from the creator's)
+JOINED_ENVIRONMENT = "environment_joined_"
 
 # -- trial user attributes ---------------------------------------------------------
 SCORE = "score"

@@ -247,7 +247,25 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
          if exported else f"not exported yet (heurtune export {name})"),
         ("artifacts", str(where) if where
          else "none (give --artifacts DIR to keep engines and sample games)"),
+        ("environment", environment_text(study.user_attrs)),
     ]
+
+
+def environment_text(attrs: Mapping[str, Any]) -> str:
+    """The libraries and OpenBLAS kernel a study was created with, and what differed
+    for each worker that joined it in another environment (its trials may not
+    reproduce the creator's): one line."""
+    created = attrs.get(schema.ENVIRONMENT)
+    if not isinstance(created, Mapping):
+        return "not recorded (the study was created by an older heurtune)"
+    text = ", ".join(f"{k} {created[k]}" for k in ("python", "heurtune", "numpy", "scipy",
+                                                    "numba", "optuna") if k in created)
+    text += f"; {created.get('blas', '?')} on {created.get('cpu', '?')}"
+    joined = [v for k, v in sorted(attrs.items())
+              if k.startswith(schema.JOINED_ENVIRONMENT) and isinstance(v, Mapping)]
+    for other in joined:
+        text += f"; a worker joined with {', '.join(other.get('differs', []))}"
+    return text
 
 
 def _positions_rows(study: optuna.Study) -> list[tuple[str, str]]:
