@@ -41,9 +41,8 @@ def widened(case_name: str, seeds: int, budget: int, from_games: int,
     """Per widened coordinate-checkpoint: its side (``toward`` / ``away``), the
     plain fit's slope toward its edge in sd at the baseline, the games spent, the
     plain fit's slope through that edge at its bound (the plain fit's maximum moved
-    onto it) in sd, and
-    for how many checkpoints in a row (this one included) the coordinate has been
-    widened toward the same edge."""
+    onto it) in sd, and for how many checkpoints in a row (this one included) the
+    coordinate has been widened toward the same edge."""
     case = stand_in.CASES[case_name]
     _low, _high, best = stand_in.relative_box(case)
     rows: list[Row] = []
