@@ -15,7 +15,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.tuning import best_config
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
 from heurtune.tuning.studyfile import load_study_file
-from heurtune.tuning.views.text import environment_text, study_facts
+from heurtune.tuning.views import environment_text, study_facts
 from tests.helpers import ROOT, cli, digest
 
 PG_URL = "postgresql://postgres@127.0.0.1:5432/test"

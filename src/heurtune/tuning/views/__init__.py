@@ -14,6 +14,7 @@ from heurtune.tuning.views.report import REPORTS, build_report, report_path, wri
 from heurtune.tuning.views.text import (
     bounds_text,
     confirmation_line,
+    environment_text,
     gain_text,
     params_text,
     positions_text,
@@ -33,6 +34,7 @@ __all__ = [
     "bounds_text",
     "build_report",
     "confirmation_line",
+    "environment_text",
     "gain_text",
     "params_text",
     "positions_text",
