@@ -108,8 +108,12 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{side} {len(z)}" + (f" median {np.median(z):.2f}" if len(z) else ""))
         print(f"  {low}-{2 * low} games: " + "; ".join(cells))
         low *= 2
+    print(f"  (each band from its first games up to, not including, twice as many: the "
+          f"checkpoint at {a.budget} games is in the counts above only)")
     # two other signals, by the same bands: the plain fit's slope through the edge at
     # the bound (sd), and the checkpoints in a row the coordinate has widened
+    print("  the plain fit's slope through the edge at the bound (median sd) and checkpoints "
+          "in a row widened toward it (10%/median/90%):")
     low = a.from_games
     while low < a.budget:
         cells = []
@@ -122,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"{run[0]:.0f}/{run[1]:.0f}/{run[2]:.0f}")
             else:
                 cells.append(f"{side} none")
-        print(f"  {low}-{2 * low} games: " + "; ".join(cells))
+        print(f"    {low}-{2 * low} games: " + "; ".join(cells))
         low *= 2
     return 0
 

@@ -24,4 +24,5 @@ def test_at_the_edge_case_it_widens_toward_the_best(capsys) -> None:
     out = capsys.readouterr().out
     assert "widened coordinate-checkpoints" in out and "edge away the best: 0" in out
     assert "2000-4000 games: toward " in out and "; away 0" in out
-    assert "toward slope at the bound -" in out and "; away none" in out
+    assert "\n    2000-4000 games: toward slope at the bound -" in out and "; away none" in out
+    assert "the checkpoint at 4000 games is in the counts above only" in out

@@ -213,8 +213,21 @@ def test_a_worker_in_another_environment_is_warned(tmp_path, capsys) -> None:
     assert code == 0 and "another environment" in err
     attrs = optuna.load_study(study_name="t", storage=url).user_attrs
     assert sum(k.startswith("environment_joined_") for k in attrs) == 1
-    # a study created before heurtune recorded its environment says so
-    assert environment_text({}) == "not recorded (the study was created by an older heurtune)"
+    # a study created before heurtune recorded its environment (or with something else
+    # under its name): not compared, nothing recorded, and its facts say so
+    study = optuna.load_study(study_name="t", storage=url)
+    study.set_user_attr("environment", "x")
+    for key in [k for k in study.user_attrs if k.startswith("environment_joined_")]:
+        study.set_user_attr(key, None)
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "5")
+    attrs = optuna.load_study(study_name="t", storage=url).user_attrs
+    assert code == 0 and "environment" not in err
+    assert all(v is None for k, v in attrs.items() if k.startswith("environment_joined_"))
+    assert environment_text(attrs) == "not recorded (the study was created by an older heurtune)"
+    # a damaged record still gives one line
+    assert environment_text({"environment": {}, "environment_joined_1": {"differs": "x"},
+                             "environment_joined_2": {"differs": [1, "b"]}}) == \
+        "kernel ? on ?; a worker joined with ?; a worker joined with 1, b"
 
 
 def test_changed_setup_is_refused_and_nothing_stored_changes(tmp_path, capsys) -> None:
@@ -307,3 +320,23 @@ def test_bad_start_from(tmp_path, capsys, engine, message) -> None:
     db = tmp_path / "h.db"
     code, _, err = cli(capsys, "tune", sf, "--storage", f"sqlite:///{db}")
     assert code == 2 and message in err and err.count("\n") == 1 and not db.exists()
+
+
+def test_an_environment_that_cannot_be_recorded_is_only_warned_of(monkeypatch, caplog) -> None:
+    # the joining worker's environment is a note: a storage that refuses it does not
+    # stop the worker here (its trials' own writes meet the storage's error, if any)
+    from heurtune.tuning import run
+
+    study = optuna.create_study()
+    study.set_user_attr("environment", {"numpy": "0.1"})
+
+    def refuse(self: optuna.Study, key: str, value: object) -> None:
+        raise optuna.exceptions.StorageInternalError("the database refused a write")
+
+    monkeypatch.setattr(optuna.Study, "set_user_attr", refuse)
+    with caplog.at_level("WARNING", logger="heurtune"):
+        run._warn_of_environment(study, "t")
+    messages = [r.getMessage() for r in caplog.records if r.name == "heurtune"]
+    assert messages[0] == ("could not record this worker's environment: storage error: the "
+                           "database refused a write")
+    assert messages[1].startswith("study 't' was created in another environment (numpy: 0.1 ->")

@@ -411,7 +411,8 @@ def _warn_of_environment(study: optuna.Study, name: str) -> None:
     differ from those the study was created with (:mod:`heurtune.tuning.study.environment`):
     its trials may then differ from the creator's for the same seed. The study keeps
     this worker's environment (:data:`~heurtune.tuning.study.schema.JOINED_ENVIRONMENT`)."""
-    recorded = study.user_attrs.get(schema.ENVIRONMENT)
+    attrs = study.user_attrs
+    recorded = attrs.get(schema.ENVIRONMENT)
     if not isinstance(recorded, dict):  # created by an older heurtune
         return
     here = environment()
@@ -420,8 +421,14 @@ def _warn_of_environment(study: optuna.Study, name: str) -> None:
         # kept in the study, one attribute per environment (no read-modify-write
         # between workers), so its facts say so after this worker's stderr is gone
         key = schema.JOINED_ENVIRONMENT + digest(here)
-        if key not in study.user_attrs:
-            study.set_user_attr(key, {**here, "differs": found})
+        if key not in attrs:
+            try:
+                study.set_user_attr(key, {**here, "differs": found})
+            except Exception as exc:  # a note, not a trial: the storage's error waits
+                failure = storage_failure(exc)  # for the trials' own writes
+                if failure is None:
+                    raise
+                log.warning("could not record this worker's environment: %s", failure)
         log.warning("study %r was created in another environment (%s): this worker's "
                     "trials may differ from the creator's for the same seed; pin the "
                     "kernel with OPENBLAS_CORETYPE and install the same versions to "

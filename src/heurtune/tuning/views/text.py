@@ -203,7 +203,8 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     """What a study is and where it stands, as (name, value) rows: its study
     file, engine, opponent, openings, budget, trials, best trial, the answer
     export writes unconfirmed (where it is no trial, with its gain over the
-    baseline), confirmation, exported engine and artifact folder."""
+    baseline), confirmation, exported engine, artifact folder and the environment
+    (:func:`environment_text`)."""
     name = study.study_name
     setup = study.user_attrs.get(schema.SETUP, {})
     tuning = study.user_attrs.get(schema.TUNING, {})
@@ -258,14 +259,15 @@ def environment_text(attrs: Mapping[str, Any]) -> str:
     created = attrs.get(schema.ENVIRONMENT)
     if not isinstance(created, Mapping):
         return "not recorded (the study was created by an older heurtune)"
-    text = ", ".join(f"{k} {created[k]}" for k in ("python", "heurtune", "numpy", "scipy",
-                                                    "numba", "optuna") if k in created)
-    text += f"; {created.get('blas', '?')} on {created.get('cpu', '?')}"
-    joined = [v for k, v in sorted(attrs.items())
-              if k.startswith(schema.JOINED_ENVIRONMENT) and isinstance(v, Mapping)]
-    for other in joined:
-        text += f"; a worker joined with {', '.join(other.get('differs', []))}"
-    return text
+    parts = [", ".join(f"{k} {created[k]}" for k in ("python", "heurtune", "numpy", "scipy",
+                                                      "numba", "optuna") if k in created),
+             f"{created.get('blas', 'kernel ?')} on {created.get('cpu', '?')}"]
+    for key, other in sorted(attrs.items()):
+        if key.startswith(schema.JOINED_ENVIRONMENT) and isinstance(other, Mapping):
+            differs = other.get("differs")
+            parts.append("a worker joined with " + (", ".join(map(str, differs))
+                                                    if isinstance(differs, list) else "?"))
+    return "; ".join(part for part in parts if part)
 
 
 def _positions_rows(study: optuna.Study) -> list[tuple[str, str]]:
