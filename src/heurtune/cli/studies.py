@@ -111,7 +111,7 @@ class Tune(Command):
             gain = gain_text(found.detail)
             print(f"{found.label}: {params_text(found.params)}"
                   + (f" (gain over the baseline: {gain})" if gain else ""))
-            bounds = bounds_text(found.detail)
+            bounds = bounds_text(found.detail, len(found.params))
             if bounds:
                 print(f"{found.label}: {bounds}")
         if summary.confirm is not None:

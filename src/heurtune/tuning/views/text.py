@@ -94,20 +94,32 @@ def gain_text(detail: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def bounds_text(detail: Mapping[str, Any]) -> str:
+# from this many searched parameters on, ``bounds_text`` advises ``edge_prior = 4``
+# without ``edge_prior_after``: on the oracle's centred cases in 6 to 16 parameters it
+# cost nothing the paired runs could see, and the wait (8 duels per coefficient) holds
+# the widening back for about 25,000 games in 12 (docs/results/optimisers.md, "The edge
+# prior in more parameters")
+MANY_PARAMETERS = 8
+
+
+def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     """The parameters an answer's ``detail`` says the best may lie beyond (its
     ``beyond_bounds``) as one sentence; empty when none. Where the range cannot be
-    widened (a weight that must stay positive), ``duels``' ``edge_prior = 4`` with
-    ``edge_prior_after = 8`` brings its answer nearer an optimum on the bound
-    (docs/results/optimisers.md, "Waiting for the duels"), so the sentence says so."""
+    widened (a weight that must stay positive), ``duels``' ``edge_prior = 4`` brings
+    its answer nearer an optimum on the bound, so the sentence says so: with
+    ``edge_prior_after = 8`` in fewer than :data:`MANY_PARAMETERS` ``searched``
+    parameters (it halves the centred cases' price there, docs/results/optimisers.md,
+    "Waiting for the duels"), alone from that many on (or ``searched`` unknown: with
+    it)."""
     beyond = detail.get("beyond_bounds") or {}
     if not beyond:
         return ""
     where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
+    options = ("edge_prior = 4" if searched is not None and searched >= MANY_PARAMETERS
+               else "edge_prior = 4 and edge_prior_after = 8")
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
-            "(widen the range and tune again; where the bound is a hard limit, tune "
-            "with sampler duels, edge_prior = 4 and edge_prior_after = 8, which answers "
-            "nearer it)")
+            f"(widen the range and tune again; where the bound is a hard limit, tune "
+            f"with sampler duels, {options}, which answers nearer it)")
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
@@ -221,7 +233,7 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     where = folder if folder is not None else tuning.get("artifacts")
     answer = unconfirmed_answer(study)
     gain = gain_text(answer.detail) if answer is not None else ""
-    bounds = bounds_text(answer.detail) if answer is not None else ""
+    bounds = bounds_text(answer.detail, len(answer.params)) if answer is not None else ""
     answer_row = ([(f"answer {answer.name}", params_text(answer.params)
                     + (f"; gain over the baseline: {gain}" if gain else "")
                     + (f"; {bounds}" if bounds else ""))]
