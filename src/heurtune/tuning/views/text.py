@@ -108,9 +108,9 @@ def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     widened (a weight that must stay positive), ``duels``' ``edge_prior = 4`` brings
     its answer nearer an optimum on the bound, so the sentence says so: with
     ``edge_prior_after = 8`` in fewer than :data:`MANY_PARAMETERS` ``searched``
-    parameters (it halves the centred cases' price there, docs/results/optimisers.md,
-    "Waiting for the duels"), alone from that many on (or ``searched`` unknown: with
-    it)."""
+    parameters (there it makes fewer centred answers worse than the baseline,
+    docs/results/optimisers.md, "Waiting for the duels"), alone from that many on (or
+    ``searched`` unknown: with it)."""
     beyond = detail.get("beyond_bounds") or {}
     if not beyond:
         return ""
