@@ -49,5 +49,8 @@ case("twelve_offcentre", bowls((2.0,) * 12, TWELVE), 12, optimum=TWELVE,
      description="12 parameters, 2 Elo each, optima off the centre")
 case("twelve_edge", bowls((2.0,) * 12, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 8), 12,
      description="12 parameters, four with the best on or beyond the box's edge")
+case("eight_edge", bowls((2.0,) * 8, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 4), 8,
+     description="8 parameters, four with the best on or beyond the box's edge (added "
+                 "2026-11-27 for tune's advice by the number of parameters)")
 case("sixteen", bowls((1.0,) * 16, (100.0,) * 16), 16, optimum=(100.0,) * 16,
      description="16 parameters, 1 Elo each, centred")

@@ -97,8 +97,9 @@ def gain_text(detail: Mapping[str, Any]) -> str:
 # from this many searched parameters on, ``bounds_text`` advises ``edge_prior = 4``
 # without ``edge_prior_after``: on the oracle's centred cases in 6 to 16 parameters it
 # cost nothing the paired runs could see, and the wait (8 duels per coefficient) holds
-# the widening back for about 25,000 games in 12 (docs/results/optimisers.md, "The edge
-# prior in more parameters")
+# the widening back for about 13,000 games in 8 and 25,000 in 12, where the edge cases
+# gained from 2,000 games on without it (docs/results/optimisers.md, "The edge prior in
+# more parameters")
 MANY_PARAMETERS = 8
 
 
