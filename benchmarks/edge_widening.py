@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +84,16 @@ def widened(case_name: str, seeds: int, budget: int, from_games: int,
     return rows
 
 
+def bands(rows: list[Row], first: int, budget: int) -> Iterator[tuple[int, list[Row]]]:
+    """The rows by bands of games, each twice the last from ``first`` while below
+    ``budget``: (the band's first games, its rows from there up to, not including,
+    twice as many)."""
+    low = first
+    while low < budget:
+        yield low, [r for r in rows if low <= r[2] < 2 * low]
+        low *= 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--case", default="fishtest", choices=sorted(stand_in.CASES))
@@ -100,34 +111,30 @@ def main(argv: list[str] | None = None) -> int:
         share = f", {np.mean(z >= 1.0):.2f} at 1 sd or more" if len(z) else ""
         print(f"  edge {side} the best: {len(z)}; plain fit's slope toward it (sd) "
               f"min, 10%, median, 90%, max {q}{share}")
-    low = a.from_games
-    while low < a.budget:
+    for low, band in bands(rows, a.from_games, a.budget):
         cells = []
         for side in ("toward", "away"):
-            z = np.array([r[1] for r in rows if r[0] == side and low <= r[2] < 2 * low])
+            z = np.array([r[1] for r in band if r[0] == side])
             cells.append(f"{side} {len(z)}" + (f" median {np.median(z):.2f}" if len(z) else ""))
         print(f"  {low}-{2 * low} games: " + "; ".join(cells))
-        low *= 2
     print(f"  (each band from its first games up to, not including, twice as many: the "
           f"checkpoint at {a.budget} games is in the counts above only)")
     # two other signals, by the same bands: the plain fit's slope through the edge at
     # the bound (sd), and the checkpoints in a row the coordinate has widened
     print("  the plain fit's slope through the edge at the bound (median sd) and checkpoints "
           "in a row widened toward it (10%/median/90%):")
-    low = a.from_games
-    while low < a.budget:
+    for low, band in bands(rows, a.from_games, a.budget):
         cells = []
         for side in ("toward", "away"):
-            band = [r for r in rows if r[0] == side and low <= r[2] < 2 * low]
-            if band:
-                top = np.median([r[3] for r in band])
-                run = np.quantile([r[4] for r in band], [0.1, 0.5, 0.9])
+            own = [r for r in band if r[0] == side]
+            if own:
+                top = np.median([r[3] for r in own])
+                run = np.quantile([r[4] for r in own], [0.1, 0.5, 0.9])
                 cells.append(f"{side} slope at the bound {top:.2f}, in a row "
                              f"{run[0]:.0f}/{run[1]:.0f}/{run[2]:.0f}")
             else:
                 cells.append(f"{side} none")
         print(f"    {low}-{2 * low} games: " + "; ".join(cells))
-        low *= 2
     return 0
 
 

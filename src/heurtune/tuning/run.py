@@ -508,13 +508,14 @@ def tune(
     # K: fitted once (at the first trial's weights, start_from's included) and stored,
     # or the stored one
     fit = positions_fit(sf, study) if sf.positions is not None else None
-    if not created and _wanted(study, target):  # before the study's note is written
+    wanted = _wanted(study, target)
+    if wanted and not created:  # before the study's note is written
         _warn_of_environment(study, name)
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
     before = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
-    if _wanted(study, target):
+    if wanted:
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
         if on_trial is not None:

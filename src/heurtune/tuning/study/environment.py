@@ -28,6 +28,8 @@ from pathlib import Path
 __all__ = ["blas_core", "cpu_name", "differences", "digest", "environment"]
 
 LIBRARIES = ("heurtune", "numpy", "scipy", "numba", "optuna")
+# what can change a study's numbers: the versions and the kernel, not the processor
+COMPARED = ("python", *LIBRARIES, "blas")
 _CORENAME_SYMBOLS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
                      "openblas_get_corename64_", "openblas_get_corename")
 
@@ -54,7 +56,7 @@ def differences(recorded: Mapping[str, object], current: Mapping[str, str]) -> l
     the same trials. Keys either side lacks (an older heurtune's record) and values
     ``unknown`` are not compared."""
     out = []
-    for key in ("python", *LIBRARIES, "blas"):
+    for key in COMPARED:
         then, now = recorded.get(key), current.get(key)
         if (isinstance(then, str) and now is not None and then != now
                 and "unknown" not in (then, now)):
@@ -66,7 +68,7 @@ def digest(env: Mapping[str, str]) -> str:
     """Eight hex digits naming what :func:`differences` compares of ``env`` (the
     versions and the kernel, not the processor): equal for environments that give
     the same trials."""
-    kept = {key: env.get(key) for key in ("python", *LIBRARIES, "blas")}
+    kept = {key: env.get(key) for key in COMPARED}
     return hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()[:8]
 
 

@@ -26,6 +26,7 @@ from heurtune.tuning.study import (
     schema,
     trial_score,
 )
+from heurtune.tuning.study.environment import LIBRARIES
 
 
 def params_text(params: Mapping[str, Any]) -> str:
@@ -219,8 +220,9 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     baseline), confirmation, exported engine, artifact folder and the environment
     (:func:`environment_text`)."""
     name = study.study_name
-    setup = study.user_attrs.get(schema.SETUP, {})
-    tuning = study.user_attrs.get(schema.TUNING, {})
+    attrs = study.user_attrs  # one read of the storage
+    setup = attrs.get(schema.SETUP, {})
+    tuning = attrs.get(schema.TUNING, {})
     engine = setup.get("engine", {})
     search = engine.get("search", {})
     trials = study.get_trials(deepcopy=False)
@@ -230,7 +232,7 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     pairs = setup.get("pairs", "?")
     openings = ("one of every symmetry class" if setup.get("openings") == "all"
                 else f"{pairs} pairs ({2 * pairs if isinstance(pairs, int) else '?'} games)")
-    exported = study.user_attrs.get(schema.EXPORTED)
+    exported = attrs.get(schema.EXPORTED)
     where = folder if folder is not None else tuning.get("artifacts")
     answer = unconfirmed_answer(study)
     gain = gain_text(answer.detail) if answer is not None else ""
@@ -261,7 +263,7 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
          if exported else f"not exported yet (heurtune export {name})"),
         ("artifacts", str(where) if where
          else "none (give --artifacts DIR to keep engines and sample games)"),
-        ("environment", environment_text(study.user_attrs)),
+        ("environment", environment_text(attrs)),
     ]
 
 
@@ -272,8 +274,7 @@ def environment_text(attrs: Mapping[str, Any]) -> str:
     created = attrs.get(schema.ENVIRONMENT)
     if not isinstance(created, Mapping):
         return "not recorded (the study was created by an older heurtune)"
-    parts = [", ".join(f"{k} {created[k]}" for k in ("python", "heurtune", "numpy", "scipy",
-                                                      "numba", "optuna") if k in created),
+    parts = [", ".join(f"{k} {created[k]}" for k in ("python", *LIBRARIES) if k in created),
              f"{created.get('blas', 'kernel ?')} on {created.get('cpu', '?')}"]
     for key, other in sorted(attrs.items()):
         if key.startswith(schema.JOINED_ENVIRONMENT) and isinstance(other, Mapping):
