@@ -177,6 +177,26 @@ SETUPS: dict[str, Setup] = {
                    "move_possible_mills": 1.0388258325035948,
                    "move_open_mills": 8.989078430537287,
                    "move_blocked": 4.102655420413227}),  # studies/exported/morris-phased.toml
+    # (not in the default command) eight of phased's weights, for the default of
+    # `edge_prior` by the number of parameters (docs/results/optimisers.md, "A default
+    # by the number of parameters"): the five above, the two other moving-phase
+    # weights and the placing phase's mills; the box holds the defaults and the
+    # exported morris-phased optimum's values
+    "morris-eight": Setup(
+        "morris", "phased", 2,
+        {"move_stones": (0.0, 10.0), "move_mills": (0.0, 10.0),
+         "move_possible_mills": (0.0, 10.0), "move_open_mills": (0.0, 10.0),
+         "move_blocked": (0.0, 10.0), "move_double_mills": (0.0, 10.0),
+         "move_mobility": (0.0, 5.0), "place_mills": (0.0, 10.0)},
+        opening_plies=4, confirm_plies=5, ms_per_game=3.0,
+        note="eight of phased's weights: the moving phase's seven and the placing mills",
+        reference={"move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
+                   "move_possible_mills": 1.0388258325035948,
+                   "move_open_mills": 8.989078430537287,
+                   "move_blocked": 4.102655420413227,
+                   "move_double_mills": 5.805781562745398,
+                   "move_mobility": 0.7358293032935845,
+                   "place_mills": 8.684255449182261}),  # studies/exported/morris-phased.toml
     # (not in the default command) the seed's own features in the moving phase and
     # mobility: a smaller gain (tens of Elo, like the isolation box's)
     "morris-seedfeatures": Setup(
