@@ -637,7 +637,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
             after = math.ceil(variant.edge_prior_after * n_features(case.dim))
             centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
-                                        variant.edge_prior, variant.edge_prior_margin,
+                                        duels.edge_prior_for(variant.edge_prior, case.dim),
+                                        variant.edge_prior_margin,
                                         variant.edge_prior_gain_z, variant.edge_prior_curved_z,
                                         after, variant.edge_prior_slope_z)
             fitted_at = model.observations

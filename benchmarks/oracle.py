@@ -124,6 +124,9 @@ FULL_EXTRA = [
     # the gradient's prior four times wider at an edge (2026-11-26, later)
     Config("duels-edge-prior", "duels", 16, 64_000, {"edge_prior": 4.0}),
     Config("duels-edge-prior-2", "duels", 16, 64_000, {"edge_prior": 2.0}),
+    # never widened, in any number of parameters (the default before 2026-11-27, stop
+    # 45; since then the default widens from 8 parameters on)
+    Config("duels-edge-prior-off", "duels", 16, 64_000, {"edge_prior": 1.0}),
     # ... only once the model holds 8 duels per coefficient (2026-11-27)
     Config("duels-edge-prior-after", "duels", 16, 64_000,
            {"edge_prior": 4.0, "edge_prior_after": 8.0}),

@@ -53,13 +53,14 @@ def test_an_optimum_beyond_an_upper_and_a_lower_bound_is_named() -> None:
     text = bounds_text({"beyond_bounds": names})
     assert "x1's upper bound" in text and "x3's lower bound" in text and "widen" in text
     assert "edge_prior = 4 and edge_prior_after = 8" in text  # where it cannot be widened
-    # with 8 searched parameters or more: the wider prior alone (the wait there holds
-    # the widening back for tens of thousands of games, and the centred cases paid
-    # nothing without it)
+    # with 8 searched parameters or more the sampler's default already widens there
+    # (edge_prior = 0: 4 from MANY_PARAMETERS on)
     assert "edge_prior = 4 and edge_prior_after = 8" in bounds_text({"beyond_bounds": names}, 4)
+    assert "edge_prior = 4 and edge_prior_after = 8" in bounds_text({"beyond_bounds": names}, 7)
     many = bounds_text({"beyond_bounds": names}, 8)
-    assert "sampler duels, edge_prior = 4, which answers nearer it" in many
-    assert "edge_prior_after" not in many
+    assert ("tune with sampler duels, which answers nearer it: from 8 parameters on its "
+            "default edge_prior widens the prior there)") in many
+    assert "edge_prior_after" not in many and "edge_prior = 4" not in many
 
 
 def test_an_optimum_inside_or_just_on_the_bound_is_not_named() -> None:

@@ -96,6 +96,9 @@ def test_the_option_is_validated_and_reaches_the_sampler() -> None:
     for bad in (0.5, -1.0, "wide"):
         with pytest.raises(HeurtuneError, match="edge_prior"):
             SamplerSpec.parse("duels", {"edge_prior": bad}, "test")
+    with pytest.raises(HeurtuneError, match=r"edge_prior must be 0 or in \[1.0, 10000.0\]"):
+        SamplerSpec.parse("duels", {"edge_prior": 0.5}, "test")
+    assert SamplerSpec.parse("duels", {"edge_prior": 0}, "test").options["edge_prior"] == 0.0
     spec = SamplerSpec.parse("duels", {"edge_prior": 8.0}, "test")
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
     assert s.options["edge_prior"] == 8.0
@@ -169,5 +172,31 @@ def test_the_slope_bar_option_reaches_the_fit(monkeypatch) -> None:
     for z, expected in ((0.0, None), (1.0, 1.0)):
         spec = SamplerSpec.parse("duels", {"edge_prior": 4.0, "edge_prior_slope_z": z}, "t")
         s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
+        s.update([])
+        assert seen[-1] == expected
+
+
+def test_the_default_widens_from_eight_parameters_on(monkeypatch) -> None:
+    """``edge_prior = 0``, the default: 4 in 8 or more searched parameters, 1 (off)
+    below; a value set is kept in any number (docs/results/optimisers.md, "A default by
+    the number of parameters")."""
+    import heurtune.tuning.samplers.duels as duels_module
+    from heurtune.tuning.samplers.duels import AUTO_EDGE_PRIOR, MANY_PARAMETERS, edge_prior_for
+    assert SamplerSpec.parse("duels", {}, "t").options["edge_prior"] == 0.0
+    assert (MANY_PARAMETERS, AUTO_EDGE_PRIOR) == (8, 4.0)
+    assert [edge_prior_for(0.0, d) for d in (1, 4, 7, 8, 13)] == [1.0, 1.0, 1.0, 4.0, 4.0]
+    assert edge_prior_for(1.0, 13) == 1.0 and edge_prior_for(2.0, 4) == 2.0
+    seen: list[float] = []
+
+    def spy(model, low, high, centre, room, edge_prior, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(edge_prior)
+        return fit_at_edges(model, low, high, centre, room, edge_prior, **kwargs)
+    monkeypatch.setattr(duels_module, "fit_at_edges", spy)
+    for dim, options, expected in ((7, {}, 1.0), (8, {}, 4.0), (8, {"edge_prior": 1.0}, 1.0),
+                                   (4, {"edge_prior": 4.0}, 4.0)):
+        space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0)
+                                      for i in range(dim)))
+        spec = SamplerSpec.parse("duels", options, "t")
+        s = DuelsSampler(space, {p.name: 100.0 for p in space.params}, dict(spec.options), 0, 0)
         s.update([])
         assert seen[-1] == expected

@@ -10,7 +10,15 @@ from heurtune.tuning.samplers._duel import DuelSampler
 from heurtune.tuning.samplers._seeding import TrialSeededSampler
 from heurtune.tuning.samplers.build import make_sampler
 from heurtune.tuning.samplers.distributions import suggest, to_optuna
-from heurtune.tuning.samplers.duels import DuelsSampler, MeasuredGain, is_holdout, measured_gain
+from heurtune.tuning.samplers.duels import (
+    AUTO_EDGE_PRIOR,
+    MANY_PARAMETERS,
+    DuelsSampler,
+    MeasuredGain,
+    edge_prior_for,
+    is_holdout,
+    measured_gain,
+)
 from heurtune.tuning.samplers.quadratic import (
     Observation,
     QuadraticModel,
@@ -31,8 +39,10 @@ from heurtune.tuning.samplers.registry import (
 from heurtune.tuning.samplers.spsa import SpsaSampler
 
 __all__ = [
+    "AUTO_EDGE_PRIOR",
     "DUEL_SAMPLERS",
     "KINDS",
+    "MANY_PARAMETERS",
     "SAMPLERS",
     "SAMPLER_NAMES",
     "DuelSampler",
@@ -49,6 +59,7 @@ __all__ = [
     "UnitBox",
     "beyond_bounds",
     "check_space",
+    "edge_prior_for",
     "is_holdout",
     "make_sampler",
     "measured_gain",

@@ -55,6 +55,22 @@ NEAR = 0.2
 # a curvature duel cut by the box's edge to less than this share of the radius
 # turns inward (duel_points)
 EDGE_ROOM = 0.25
+# ``edge_prior = 0`` (the default) is AUTO_EDGE_PRIOR from MANY_PARAMETERS searched
+# parameters on, and 1 (off) below: on the simulated oracle, 120 paired seeds in 8
+# and 12 parameters and real Morris games in 8, the wider prior cost nothing
+# measurable in the centred cases and halved the games to 1 Elo at the edge; in 4
+# parameters it doubled the centred answers worse than the baseline
+# (docs/results/optimisers.md, "A default by the number of parameters")
+MANY_PARAMETERS = 8
+AUTO_EDGE_PRIOR = 4.0
+
+
+def edge_prior_for(option: float, dim: int) -> float:
+    """The ``edge_prior`` in effect: the option as set, or for 0 (automatic)
+    :data:`AUTO_EDGE_PRIOR` in :data:`MANY_PARAMETERS` or more parameters, 1 below."""
+    if option != 0.0:
+        return option
+    return AUTO_EDGE_PRIOR if dim >= MANY_PARAMETERS else 1.0
 
 
 def is_holdout(duel: dict[str, Any] | None) -> bool:
@@ -334,7 +350,9 @@ class DuelsSampler(DuelSampler):
             o = self.options
             after = math.ceil(o["edge_prior_after"] * n_features(self.box.dim))
             self._centre = fit_at_edges(self.model, self.low, self.high, self._centre,
-                                        EDGE_ROOM * o["radius"], o["edge_prior"], after=after,
+                                        EDGE_ROOM * o["radius"],
+                                        edge_prior_for(o["edge_prior"], self.box.dim),
+                                        after=after,
                                         slope_z=o["edge_prior_slope_z"] or None)
             self._fitted_at = self.model.observations
 

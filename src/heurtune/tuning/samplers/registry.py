@@ -41,6 +41,8 @@ class Option:
     high: float | None = None
     choices: tuple[str, ...] = ()
     help: str = ""
+    # numbers accepted outside [low, high] (a setting's "automatic" value, say)
+    special: tuple[float, ...] = ()
 
     def validate(self, name: str, value: Any, where: str) -> Any:
         if self.kind is bool:
@@ -60,9 +62,12 @@ class Option:
             raise HeurtuneError(f"{where}: {name} must be {what}"
                                 f", got {value!r}")
         value = self.kind(value)
+        if value in self.special:
+            return value
         if not math.isfinite(value) or (self.low is not None and value < self.low) or (
                 self.high is not None and value > self.high):
-            raise HeurtuneError(f"{where}: {name} must be in [{self.low}, {self.high}], "
+            either = "".join(f"{v:g} or " for v in self.special)
+            raise HeurtuneError(f"{where}: {name} must be {either}in [{self.low}, {self.high}], "
                                 f"got {value}")
         return value
 
@@ -157,10 +162,11 @@ KINDS: tuple[SamplerKind, ...] = (
         "start_elo": Option(float, 2.0, 1e-3, 1e4, help="prior: how far below the optimum "
                                                           "the baseline is, in Elo (the data "
                                                           "scale it up on their own)"),
-        "edge_prior": Option(float, 1.0, 1.0, 1e4,
+        "edge_prior": Option(float, 0.0, 1.0, 1e4, special=(0.0,),
                              help="prior: the gradient's prior variance this many times "
                                   "wider along coordinates whose fitted maximum lies at the "
-                                  "box's edge, curved (1: the prior as it is)"),
+                                  "box's edge, curved (1: the prior as it is; 0: by the "
+                                  "number of parameters searched, 4 from 8 on, else 1)"),
         "edge_prior_after": Option(float, 0.0, 0.0, 1e4,
                                    help="prior: widened at the edge only once the model holds "
                                         "this many duels per coefficient (0: at once)"),

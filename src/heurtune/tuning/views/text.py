@@ -16,7 +16,7 @@ from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchStats, elo_text
 from heurtune.tuning.after.answers import Answer, default_answer
-from heurtune.tuning.samplers import is_holdout
+from heurtune.tuning.samplers import MANY_PARAMETERS, is_holdout
 from heurtune.tuning.study import (
     Verdict,
     best_match_trial,
@@ -95,33 +95,28 @@ def gain_text(detail: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-# from this many searched parameters on, ``bounds_text`` advises ``edge_prior = 4``
-# without ``edge_prior_after``: on the oracle's centred cases in 6 to 16 parameters it
-# cost nothing the paired runs could see, and the wait (8 duels per coefficient) holds
-# the widening back for about 13,000 games in 8 and 25,000 in 12, where the edge cases
-# gained from 2,000 games on without it (docs/results/optimisers.md, "The edge prior in
-# more parameters")
-MANY_PARAMETERS = 8
-
-
 def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     """The parameters an answer's ``detail`` says the best may lie beyond (its
     ``beyond_bounds``) as one sentence; empty when none. Where the range cannot be
-    widened (a weight that must stay positive), ``duels``' ``edge_prior = 4`` brings
-    its answer nearer an optimum on the bound, so the sentence says so: with
-    ``edge_prior_after = 8`` in fewer than :data:`MANY_PARAMETERS` ``searched``
-    parameters (there it makes fewer centred answers worse than the baseline,
-    docs/results/optimisers.md, "Waiting for the duels"), alone from that many on (or
-    ``searched`` unknown: with it)."""
+    widened (a weight that must stay positive), ``duels``' wider prior at the edge
+    brings its answer nearer an optimum on the bound, so the sentence says so: in
+    fewer than :data:`~heurtune.tuning.samplers.duels.MANY_PARAMETERS` ``searched``
+    parameters (or ``searched`` unknown) it names ``edge_prior = 4`` with
+    ``edge_prior_after = 8`` (there the wider prior alone makes more centred answers
+    worse than the baseline, docs/results/optimisers.md, "Waiting for the duels"); from
+    that many on, ``duels``' default (``edge_prior = 0``) already widens it."""
     beyond = detail.get("beyond_bounds") or {}
     if not beyond:
         return ""
     where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
-    options = ("edge_prior = 4" if searched is not None and searched >= MANY_PARAMETERS
-               else "edge_prior = 4 and edge_prior_after = 8")
+    if searched is not None and searched >= MANY_PARAMETERS:
+        how = (f"sampler duels, which answers nearer it: from {MANY_PARAMETERS} parameters on "
+               f"its default edge_prior widens the prior there")
+    else:
+        how = "sampler duels, edge_prior = 4 and edge_prior_after = 8, which answers nearer it"
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
             f"(widen the range and tune again; where the bound is a hard limit, tune "
-            f"with sampler duels, {options}, which answers nearer it)")
+            f"with {how})")
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
