@@ -52,5 +52,8 @@ case("twelve_edge", bowls((2.0,) * 12, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 8
 case("eight_edge", bowls((2.0,) * 8, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 4), 8,
      description="8 parameters, four with the best on or beyond the box's edge (added "
                  "2026-11-27 for tune's advice by the number of parameters)")
+case("six_edge", bowls((2.0,) * 6, (200.0, 215.0, 0.0, -15.0, 100.0, 100.0)), 6,
+     description="6 parameters, four with the best on or beyond the box's edge (added "
+                 "2026-11-27, stop 45, for the threshold of edge_prior's default)")
 case("sixteen", bowls((1.0,) * 16, (100.0,) * 16), 16, optimum=(100.0,) * 16,
      description="16 parameters, 1 Elo each, centred")
