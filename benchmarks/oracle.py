@@ -73,7 +73,7 @@ from heurtune.match.oracle import GAME, OracleRunner, oracle_game
 from heurtune.tomlio import write_toml
 from heurtune.tuning import tune
 from heurtune.tuning.after.answers import study_answers
-from heurtune.tuning.samplers import SAMPLERS
+from heurtune.tuning.samplers import SAMPLERS, SamplerSpec
 from heurtune.tuning.study import load_study, open_storage
 from heurtune.tuning.study.environment import environment
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
@@ -510,7 +510,10 @@ def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[s
         return (a["games_to_1_elo"] or big, a["games_to_half_elo"] or big, a["median"][-1])
 
     best = min(answers, key=rank)
-    return {"sampler": cfg.sampler, "options": cfg.options, "pairs_per_trial": cfg.pairs,
+    return {"sampler": cfg.sampler, "options": cfg.options,
+            # every option in effect (a default changed later does not change this)
+            "sampler_options": SamplerSpec.parse(cfg.sampler, cfg.options, cfg.name).recorded(),
+            "pairs_per_trial": cfg.pairs,
             "budget": cfg.budget, "checkpoints": marks, "seeds": len(runs),
             "seconds": round(seconds, 1), "answer": best, **{k: answers[best][k] for k in (
                 "games_to_1_elo", "games_to_half_elo", "median_never_worse")},

@@ -521,3 +521,22 @@ def test_a_waiting_edge_prior_is_the_plain_fit_until_its_duels_are_in() -> None:
         assert m.VARIANTS[name].edge_prior_curved_z == z
     for name in ("edge-prior-4-slope1", "edge-prior-4-after-8-slope1"):
         assert m.VARIANTS[name].edge_prior_slope_z == 1.0
+
+
+def test_the_stand_in_resolves_edge_prior_as_the_sampler_does(monkeypatch) -> None:
+    """``current`` is the sampler's default: ``edge_prior`` 4 in 8 or more parameters
+    (``twelve``), 1 in four (``fishtest``)."""
+    import heurtune.tuning.samplers.duels as duels_module
+    from heurtune.engine.heuristics.oracle import CASES
+    module = _module()
+    seen: list[float] = []
+    fit = duels_module.fit_at_edges
+
+    def spy(model, low, high, centre, room, edge_prior, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(edge_prior)
+        return fit(model, low, high, centre, room, edge_prior, *args, **kwargs)
+    monkeypatch.setattr(duels_module, "fit_at_edges", spy)
+    for case, expected in (("twelve", 4.0), ("fishtest", 1.0)):
+        seen.clear()
+        module.run(CASES[case], module.VARIANTS["current"], 0, 1000)
+        assert seen and set(seen) == {expected}

@@ -340,3 +340,73 @@ def test_an_environment_that_cannot_be_recorded_is_only_warned_of(monkeypatch, c
     assert messages[0] == ("could not record this worker's environment: storage error: the "
                            "database refused a write")
     assert messages[1].startswith("study 't' was created in another environment (numpy: 0.1 ->")
+
+
+DUELS_STUDY = """
+[study]
+name = "d"
+game = "morris"
+opponent = "morris:phased"
+trials = 2
+pairs = 2
+seed = 5
+jobs = 1
+opening_plies = 4
+sampler = "duels"
+
+[engine]
+heuristic = "phased"
+[engine.search]
+algorithm = "alphabeta"
+depth = 1
+
+[params]
+{params}
+"""
+PHASED_EIGHT = ("move_stones", "move_mills", "move_possible_mills", "move_open_mills",
+                "move_double_mills", "move_blocked", "place_stones", "place_mills")
+
+
+def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
+        tmp_path, capsys, monkeypatch) -> None:
+    """``edge_prior``'s default became automatic (4 from 8 searched parameters on): a
+    study recorded before then (only the options given: none) resumes, and answers,
+    with the former default 1; a study recorded now keeps every option."""
+    import heurtune.tuning.samplers.duels as duels_module
+    from heurtune.tuning.after.answers import sampler_spec
+    seen: list[float] = []
+    fit = duels_module.fit_at_edges
+
+    def spy(model, low, high, centre, room, edge_prior, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(edge_prior)
+        return fit(model, low, high, centre, room, edge_prior, **kwargs)
+    monkeypatch.setattr(duels_module, "fit_at_edges", spy)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    path = tmp_path / "d.toml"
+    path.write_text(DUELS_STUDY.format(params="\n".join(
+        f"{name} = {{ low = 0.0, high = 10.0 }}" for name in PHASED_EIGHT)))
+    assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "2")[0] == 0
+    assert seen and set(seen) == {4.0}  # 8 parameters: widened by default
+    study = optuna.load_study(study_name="d", storage=url)
+    record = study.user_attrs["sampler"]
+    assert record["options"]["edge_prior"] == 0.0 and len(record["options"]) > 10
+    assert sampler_spec(study)[0].options["edge_prior"] == 0.0
+    # resumed with the full record: as it began
+    seen.clear()
+    assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "3")[0] == 0
+    assert seen and set(seen) == {4.0}
+    # a record of an older heurtune (only the options that differed from the defaults
+    # of its day): the former default, in the resumed worker and in the answers
+    study.set_user_attr("sampler", {**record, "options": {}})
+    seen.clear()
+    code, out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "4")
+    assert code == 0, err
+    assert seen and set(seen) == {1.0}
+    assert len(optuna.load_study(study_name="d", storage=url).trials) == 4
+    assert sampler_spec(optuna.load_study(study_name="d", storage=url))[0] \
+        .options["edge_prior"] == 1.0
+    # ... unless the study file sets it
+    path.write_text(path.read_text() + "\n[sampler]\nedge_prior = 2\n")
+    seen.clear()
+    assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "5")[0] == 0
+    assert 2.0 in seen  # the sampler's (the answers replay the study's record: 1)

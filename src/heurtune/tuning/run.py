@@ -479,9 +479,10 @@ def tune(
     if created:
         study.set_user_attr(schema.OBJECTIVE, sf.objective_name)
         study.set_user_attr(schema.ENVIRONMENT, environment())
-        study.set_user_attr(schema.SAMPLER, {"kind": sf.sampler.kind, "options": sf.sampler.given(),
-                                           "answer": sf.answer,
-                                           "planned_pairs": sf.planned_pairs})
+        study.set_user_attr(schema.SAMPLER, {"kind": sf.sampler.kind,
+                                             "options": sf.sampler.recorded(),
+                                             "answer": sf.answer,
+                                             "planned_pairs": sf.planned_pairs})
         with experimental_ok():
             study.set_metric_names([sf.objective_name, COST_NAME][:len(sf.objectives)])
         _enqueue_baseline(study, sf)
@@ -499,6 +500,7 @@ def tune(
                 raise HeurtuneError(
                     f"study {name!r} was created with a different setup ({', '.join(diff)} "
                     "differ); use another --study-name")
+        sf = _resumed_sampler(study, sf)
     # trials of workers that died (no heartbeat for the grace period): failed now,
     # and their retries enqueued, so that this run plays them
     with experimental_ok():
@@ -677,6 +679,24 @@ def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Stud
             last = exc
         time.sleep(0.05 * (attempt + 1))
     raise HeurtuneError(f"cannot create or load study {name!r}: {last}")
+
+
+def _resumed_sampler(study: optuna.Study, sf: StudyFile) -> StudyFile:
+    """``sf`` with the sampler a resumed study goes on with: where the study
+    recorded its sampler before records held every option, an option whose default
+    has changed since keeps its former default unless the study file sets it
+    (:meth:`~heurtune.tuning.samplers.SamplerSpec.resuming`), and the study samples
+    with that spec from here on."""
+    record = study.user_attrs.get(schema.SAMPLER)
+    if not isinstance(record, dict) or record.get("kind") != sf.sampler.kind:
+        return sf
+    options = record.get("options")
+    spec = sf.sampler.resuming(options if isinstance(options, dict) else {})
+    if spec is sf.sampler:
+        return sf
+    study.sampler = make_sampler(spec, sf.seed, sf.sampler_seeding, sf.space,
+                                 sf.baseline_params, sf.planned_pairs)
+    return replace(sf, sampler=spec)
 
 
 def _wait_for_setup(study: optuna.Study, stored: Any, seconds: float = 10.0) -> Any:

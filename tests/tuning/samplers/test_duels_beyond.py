@@ -59,7 +59,7 @@ def test_an_optimum_beyond_an_upper_and_a_lower_bound_is_named() -> None:
     assert "edge_prior = 4 and edge_prior_after = 8" in bounds_text({"beyond_bounds": names}, 7)
     many = bounds_text({"beyond_bounds": names}, 8)
     assert ("tune with sampler duels, which answers nearer it: from 8 parameters on its "
-            "default edge_prior widens the prior there)") in many
+            "default edge_prior widens the prior there, unless edge_prior = 1)") in many
     assert "edge_prior_after" not in many and "edge_prior = 4" not in many
 
 

@@ -200,3 +200,30 @@ def test_the_default_widens_from_eight_parameters_on(monkeypatch) -> None:
         s = DuelsSampler(space, {p.name: 100.0 for p in space.params}, dict(spec.options), 0, 0)
         s.update([])
         assert seen[-1] == expected
+    # the parameters searched count, not those fixed: 7 searched and 1 fixed is off
+    space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(8)),
+                       {"x8": 100.0})
+    assert len(space.searched) == 7
+    spec = SamplerSpec.parse("duels", {}, "t")
+    s = DuelsSampler(space, {p.name: 100.0 for p in space.params}, dict(spec.options), 0, 0)
+    s.update([])
+    assert seen[-1] == 1.0
+
+
+def test_a_record_of_an_older_study_means_the_former_default() -> None:
+    """A study records every option now; an older one recorded only those that
+    differed from the defaults of its day, so a missing ``edge_prior`` there was 1."""
+    spec = SamplerSpec.parse("duels", {}, "t")
+    assert spec.recorded() == dict(spec.options) and spec.recorded()["edge_prior"] == 0.0
+    assert SamplerSpec.from_record("duels", spec.recorded(), "t") == spec
+    assert SamplerSpec.from_record("duels", {}, "t").options["edge_prior"] == 1.0
+    assert SamplerSpec.from_record("duels", {"edge_prior": 4.0}, "t").options["edge_prior"] == 4.0
+    assert SamplerSpec.from_record("tpe", {}, "t") == SamplerSpec.parse("tpe", {}, "t")
+    with pytest.raises(HeurtuneError, match="unknown sampler"):
+        SamplerSpec.from_record("nope", {}, "t")
+    # a study file resuming such a study: the former default, unless the file sets it
+    assert spec.resuming({}).options["edge_prior"] == 1.0
+    assert spec.resuming(spec.recorded()) is spec
+    assert spec.resuming({"z": 1.0}).options["edge_prior"] == 1.0
+    set_four = SamplerSpec.parse("duels", {"edge_prior": 4.0}, "t")
+    assert set_four.resuming({}) is set_four

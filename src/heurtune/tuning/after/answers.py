@@ -103,8 +103,8 @@ def sampler_spec(study: optuna.Study) -> tuple[SamplerSpec, str, int]:
     """The study's sampler, its answer setting and the pairs it planned (studies
     recorded before samplers had options: TPE, ``auto``)."""
     attr = study.user_attrs.get(schema.SAMPLER) or {}
-    spec = SamplerSpec.parse(attr.get("kind", "tpe"), attr.get("options", {}),
-                             f"study {study.study_name!r}")
+    spec = SamplerSpec.from_record(attr.get("kind", "tpe"), attr.get("options", {}),
+                                   f"study {study.study_name!r}")
     return spec, attr.get("answer", "auto"), int(attr.get("planned_pairs", 0))
 
 

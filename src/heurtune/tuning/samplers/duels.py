@@ -57,9 +57,11 @@ NEAR = 0.2
 EDGE_ROOM = 0.25
 # ``edge_prior = 0`` (the default) is AUTO_EDGE_PRIOR from MANY_PARAMETERS searched
 # parameters on, and 1 (off) below: on the simulated oracle, 120 paired seeds in 8
-# and 12 parameters and real Morris games in 8, the wider prior cost nothing
-# measurable in the centred cases and halved the games to 1 Elo at the edge; in 4
-# parameters it doubled the centred answers worse than the baseline
+# and 12 parameters, the wider prior changed the centred cases' mean loss by at most
+# +0.03 Elo (within 1.4 se) and their answers worse than the baseline by nothing a
+# McNemar test sees, real Morris games in 8 by +0.6 Elo (se 3.8), and it nearly halved
+# the games to 1 Elo at the edge; in 4 parameters it doubled the centred answers worse
+# than the baseline
 # (docs/results/optimisers.md, "A default by the number of parameters")
 MANY_PARAMETERS = 8
 AUTO_EDGE_PRIOR = 4.0

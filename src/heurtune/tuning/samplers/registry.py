@@ -20,7 +20,7 @@ import importlib
 import importlib.util
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from heurtune.engine.params import ParamSpace, Value
@@ -95,7 +95,10 @@ class SamplerKind:
     weights (the sampler picks both; categorical parameters are refused);
     ``own_stream``: it keeps one random stream for the whole study (QMC: its
     points are numbered by the study itself) instead of one per trial;
-    ``requires``: an optional package, and the line that says how to install it."""
+    ``requires``: an optional package, and the line that says how to install it;
+    ``former_defaults``: options whose default has changed, with the value in effect
+    for studies recorded before a study's record held every option (those recorded
+    only the options given, so a missing option there means this value)."""
 
     name: str
     options: Mapping[str, Option]
@@ -105,6 +108,7 @@ class SamplerKind:
     requires: tuple[str, str] | None = None
     # it needs objective = "positions" (a deterministic loss; heurtune.tuning.positions)
     positions_only: bool = False
+    former_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def load_factory(self) -> Factory:
         module, _, attr = self.factory.partition(":")
@@ -196,7 +200,9 @@ KINDS: tuple[SamplerKind, ...] = (
         "holdout_every": Option(int, 10, 0, 1_000_000,
                                 help="every Nth trial plays the answer against the baseline, left "
                                      "out of the model: the answer's measured gain (0: none)")},
-        "heurtune.tuning.samplers.duels:make", duels=True),
+        "heurtune.tuning.samplers.duels:make", duels=True,
+        # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45)
+        former_defaults={"edge_prior": 1.0}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {
@@ -242,9 +248,32 @@ class SamplerSpec:
         return SAMPLERS[self.kind].duels
 
     def given(self) -> dict[str, Any]:
-        """The options that differ from their defaults (what a study records)."""
+        """The options that differ from their defaults."""
         table = SAMPLERS[self.kind].options
         return {k: v for k, v in self.options.items() if v != table[k].default}
+
+    def recorded(self) -> dict[str, Any]:
+        """Every option (what a study records: a default changed later does not
+        change what the study ran with; see :meth:`from_record`)."""
+        return dict(self.options)
+
+    @classmethod
+    def from_record(cls, kind: str, options: Mapping[str, Any], where: str) -> SamplerSpec:
+        """The sampler a study recorded: its options, and for an option missing
+        from the record its former default where it has one (a study recorded
+        before records held every option ran with it), else its default."""
+        former = SAMPLERS[kind].former_defaults if kind in SAMPLERS else {}
+        return cls.parse(kind, {**former, **options}, where)
+
+    def resuming(self, options: Mapping[str, Any]) -> SamplerSpec:
+        """This study file's sampler for a study of the same kind that recorded
+        ``options``: where the record lacks an option with a former default and
+        this file leaves it at its default, the former default (the study goes on
+        as it began); else this spec as it is."""
+        table, former = SAMPLERS[self.kind].options, SAMPLERS[self.kind].former_defaults
+        kept = {k: v for k, v in former.items()
+                if k not in options and self.options[k] == table[k].default}
+        return replace(self, options={**self.options, **kept}) if kept else self
 
 
 def check_space(spec: SamplerSpec, space: ParamSpace, where: str) -> None:

@@ -111,7 +111,7 @@ def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
     if searched is not None and searched >= MANY_PARAMETERS:
         how = (f"sampler duels, which answers nearer it: from {MANY_PARAMETERS} parameters on "
-               f"its default edge_prior widens the prior there")
+               f"its default edge_prior widens the prior there, unless edge_prior = 1")
     else:
         how = "sampler duels, edge_prior = 4 and edge_prior_after = 8, which answers nearer it"
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
