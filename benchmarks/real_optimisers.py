@@ -178,6 +178,21 @@ SETUPS: dict[str, Setup] = {
                    "move_possible_mills": 1.0388258325035948,
                    "move_open_mills": 8.989078430537287,
                    "move_blocked": 4.102655420413227}),  # studies/exported/morris-phased.toml
+    # (not in the default command) six of phased's weights, for the threshold of
+    # `edge_prior`'s default (docs/results/optimisers.md, "Six parameters: the rule"):
+    # the five of `morris` and `move_double_mills`
+    "morris-six": Setup(
+        "morris", "phased", 2,
+        {"move_stones": (0.0, 10.0), "move_mills": (0.0, 10.0),
+         "move_possible_mills": (0.0, 10.0), "move_open_mills": (0.0, 10.0),
+         "move_blocked": (0.0, 10.0), "move_double_mills": (0.0, 10.0)},
+        opening_plies=4, confirm_plies=5, ms_per_game=3.0,
+        note="six of phased's moving-phase weights",
+        reference={"move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
+                   "move_possible_mills": 1.0388258325035948,
+                   "move_open_mills": 8.989078430537287,
+                   "move_blocked": 4.102655420413227,
+                   "move_double_mills": 5.805781562745398}),  # studies/exported/morris-phased.toml
     # (not in the default command) eight of phased's weights, for the default of
     # `edge_prior` by the number of parameters (docs/results/optimisers.md, "A default
     # by the number of parameters"): the five above, the two other moving-phase

@@ -52,6 +52,12 @@ case("twelve_edge", bowls((2.0,) * 12, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 8
 case("eight_edge", bowls((2.0,) * 8, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 4), 8,
      description="8 parameters, four with the best on or beyond the box's edge (added "
                  "2026-11-27 for tune's advice by the number of parameters)")
+case("six_centred", bowls((2.0,) * 6, (100.0,) * 6), 6, optimum=(100.0,) * 6,
+     description="6 parameters, 2 Elo each, centred: fishtest's case in six (added "
+                 "2026-11-27, stop 45, for the threshold of edge_prior's default)")
+case("six_rotated", rotated_bowl((4.0, 2.0, 1.0, 0.5, 2.0, 1.0), spread(6, 62), seed=6), 6,
+     optimum=spread(6, 62), description="a turned bowl in 6 parameters, optimum off the "
+                                        "centre (added 2026-11-27, stop 45, likewise)")
 case("six_edge", bowls((2.0,) * 6, (200.0, 215.0, 0.0, -15.0, 100.0, 100.0)), 6,
      description="6 parameters, four with the best on or beyond the box's edge (added "
                  "2026-11-27, stop 45, for the threshold of edge_prior's default)")
