@@ -96,6 +96,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from oracle import CONFIGS, FULL_EXTRA, Config, versions_differ  # noqa: E402  (benchmarks/oracle.py: the samplers' settings)
 
 from heurtune.engine.config import EngineConfig, SearchSettings  # noqa: E402
+from heurtune.engine.heuristic import get_heuristic  # noqa: E402
 from heurtune.match import MatchRunner, MatchSpec, stats_of  # noqa: E402
 from heurtune.match.stats import difference_interval, elo  # noqa: E402
 from heurtune.tomlio import write_toml  # noqa: E402
@@ -145,6 +146,27 @@ class Setup:
         return self.baseline().with_params(dict(params), name=name)
 
 
+# the exported morris-phased optimum (studies/exported/morris-phased.toml): each Morris
+# box's reference point
+MORRIS_PHASED_EXPORTED = {
+    "move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
+    "move_possible_mills": 1.0388258325035948, "move_open_mills": 8.989078430537287,
+    "move_double_mills": 5.805781562745398, "move_blocked": 4.102655420413227,
+    "move_mobility": 0.7358293032935845, "place_mills": 8.684255449182261}
+MORRIS_FIVE = ("move_stones", "move_mills", "move_possible_mills", "move_open_mills",
+               "move_blocked")
+
+
+def morris_setup(names: tuple[str, ...], note: str, ms_per_game: float = 3.0) -> Setup:
+    """Morris ``phased`` at depth 2, these weights searched over their whole ranges
+    (which hold the defaults and the exported optimum's values), the rest pinned."""
+    space = {p.name: p for p in get_heuristic("morris", "phased").space.params}
+    return Setup("morris", "phased", 2,
+                 {n: (float(space[n].low), float(space[n].high)) for n in names},
+                 opening_plies=4, confirm_plies=5, ms_per_game=ms_per_game, note=note,
+                 reference={n: MORRIS_PHASED_EXPORTED[n] for n in names})
+
+
 SETUPS: dict[str, Setup] = {
     # The mobility weights of `weighted` (AB_Improved at its defaults: own - opponent
     # moves). The box holds the defaults (1, 1, 1, 0, 0) and what the exported
@@ -167,63 +189,25 @@ SETUPS: dict[str, Setup] = {
     # move_stones 8.4 +13; the placing weights' exported values change little or
     # lose). The box holds the defaults (1, 4, 2, 0, 0) and the exported
     # morris-phased optimum's values of these five (8.4, 4.0, 1.0, 9.0, 4.1).
-    "morris": Setup(
-        "morris", "phased", 2,
-        {"move_stones": (0.0, 10.0), "move_mills": (0.0, 10.0),
-         "move_possible_mills": (0.0, 10.0), "move_open_mills": (0.0, 10.0),
-         "move_blocked": (0.0, 10.0)},
-        opening_plies=4, confirm_plies=5, ms_per_game=3.0,
-        note="phased's influential moving-phase weights; the rest pinned at the defaults",
-        reference={"move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
-                   "move_possible_mills": 1.0388258325035948,
-                   "move_open_mills": 8.989078430537287,
-                   "move_blocked": 4.102655420413227}),  # studies/exported/morris-phased.toml
+    "morris": morris_setup(MORRIS_FIVE, "phased's influential moving-phase weights; the "
+                                        "rest pinned at the defaults"),
     # (not in the default command) six of phased's weights, for the threshold of
     # `edge_prior`'s default (docs/results/optimisers.md, "Six parameters: the rule"):
     # the five of `morris` and `move_double_mills`
-    "morris-six": Setup(
-        "morris", "phased", 2,
-        {"move_stones": (0.0, 10.0), "move_mills": (0.0, 10.0),
-         "move_possible_mills": (0.0, 10.0), "move_open_mills": (0.0, 10.0),
-         "move_blocked": (0.0, 10.0), "move_double_mills": (0.0, 10.0)},
-        opening_plies=4, confirm_plies=5, ms_per_game=3.0,
-        note="six of phased's moving-phase weights",
-        reference={"move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
-                   "move_possible_mills": 1.0388258325035948,
-                   "move_open_mills": 8.989078430537287,
-                   "move_blocked": 4.102655420413227,
-                   "move_double_mills": 5.805781562745398}),  # studies/exported/morris-phased.toml
+    "morris-six": morris_setup(MORRIS_FIVE + ("move_double_mills",),
+                               "six of phased's moving-phase weights"),
     # (not in the default command) eight of phased's weights, for the default of
     # `edge_prior` by the number of parameters (docs/results/optimisers.md, "A default
     # by the number of parameters"): the five above, the two other moving-phase
-    # weights and the placing phase's mills; the box holds the defaults and the
-    # exported morris-phased optimum's values
-    "morris-eight": Setup(
-        "morris", "phased", 2,
-        {"move_stones": (0.0, 10.0), "move_mills": (0.0, 10.0),
-         "move_possible_mills": (0.0, 10.0), "move_open_mills": (0.0, 10.0),
-         "move_blocked": (0.0, 10.0), "move_double_mills": (0.0, 10.0),
-         "move_mobility": (0.0, 5.0), "place_mills": (0.0, 10.0)},
-        opening_plies=4, confirm_plies=5, ms_per_game=3.0,
-        note="eight of phased's weights: the moving phase's seven and the placing mills",
-        reference={"move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
-                   "move_possible_mills": 1.0388258325035948,
-                   "move_open_mills": 8.989078430537287,
-                   "move_blocked": 4.102655420413227,
-                   "move_double_mills": 5.805781562745398,
-                   "move_mobility": 0.7358293032935845,
-                   "place_mills": 8.684255449182261}),  # studies/exported/morris-phased.toml
+    # weights and the placing phase's mills
+    "morris-eight": morris_setup(
+        MORRIS_FIVE + ("move_double_mills", "move_mobility", "place_mills"),
+        "eight of phased's weights: the moving phase's seven and the placing mills"),
     # (not in the default command) the seed's own features in the moving phase and
     # mobility: a smaller gain (tens of Elo, like the isolation box's)
-    "morris-seedfeatures": Setup(
-        "morris", "phased", 2,
-        {"move_stones": (0.0, 10.0), "move_mills": (0.0, 10.0),
-         "move_possible_mills": (0.0, 10.0), "move_mobility": (0.0, 5.0)},
-        opening_plies=4, confirm_plies=5, ms_per_game=3.5,
-        note="phased's seed features in the moving phase and mobility",
-        reference={"move_stones": 8.392776713409274, "move_mills": 4.022208213751223,
-                   "move_possible_mills": 1.0388258325035948,
-                   "move_mobility": 0.7358293032935845}),  # exported morris-phased's
+    "morris-seedfeatures": morris_setup(
+        ("move_stones", "move_mills", "move_possible_mills", "move_mobility"),
+        "phased's seed features in the moving phase and mobility", ms_per_game=3.5),
 }
 
 
