@@ -95,6 +95,11 @@ class Config:
     budget: int
     options: dict[str, Any] = field(default_factory=dict)
 
+    def sampler_options(self) -> dict[str, Any]:
+        """Every option of the sampler in effect, defaults included (what a result
+        file records: a default changed later does not change it)."""
+        return SamplerSpec.parse(self.sampler, self.options, self.name).recorded()
+
 
 # each optimiser at the pairs per trial it does best with (the --full table shows others)
 CONFIGS = [
@@ -511,8 +516,7 @@ def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[s
 
     best = min(answers, key=rank)
     return {"sampler": cfg.sampler, "options": cfg.options,
-            # every option in effect (a default changed later does not change this)
-            "sampler_options": SamplerSpec.parse(cfg.sampler, cfg.options, cfg.name).recorded(),
+            "sampler_options": cfg.sampler_options(),
             "pairs_per_trial": cfg.pairs,
             "budget": cfg.budget, "checkpoints": marks, "seeds": len(runs),
             "seconds": round(seconds, 1), "answer": best, **{k: answers[best][k] for k in (

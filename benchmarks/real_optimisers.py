@@ -102,7 +102,6 @@ from heurtune.match.stats import difference_interval, elo  # noqa: E402
 from heurtune.tomlio import write_toml  # noqa: E402
 from heurtune.tuning import tune  # noqa: E402
 from heurtune.tuning.after.answers import study_answers  # noqa: E402
-from heurtune.tuning.samplers import SamplerSpec  # noqa: E402
 from heurtune.tuning.study import FINISHED, load_study, open_storage  # noqa: E402
 from heurtune.tuning.study.environment import environment  # noqa: E402
 from heurtune.tuning.study.schema import TrialResult  # noqa: E402
@@ -325,7 +324,7 @@ def run_one(setup_name: str, sampler: str, seed: int, budgets: Sequence[int],
     return {"setup": setup_name, "game": setup.game, "sampler": sampler,
             "sampler_kind": cfg.sampler, "pairs_per_trial": cfg.pairs,
             "options": cfg.options,
-            "sampler_options": SamplerSpec.parse(cfg.sampler, cfg.options, cfg.name).recorded(),
+            "sampler_options": cfg.sampler_options(),
             "seed": seed, "trials": len(finished),
             "pruned": sum(1 for t in finished if t.state.name == "PRUNED"),
             "games": games, "tuning_draw_ratio": round(draws / games, 4) if games else None,
