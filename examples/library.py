@@ -1,6 +1,6 @@
 """heurtune as a library: a match, a small study, its confirmation and export,
 with no command line in between (the calls ``heurtune match``, ``tune``,
-``confirm`` and ``export`` make), and the environment a study records.
+``confirm`` and ``export`` make), and the environment and sampler a study records.
 
     python examples/library.py [FOLDER]
 
@@ -19,6 +19,7 @@ import optuna
 
 from heurtune.match import play_match
 from heurtune.tuning import ConfirmOptions, confirm_study, export_best, load_study_file, tune
+from heurtune.tuning.samplers import MANY_PARAMETERS, SamplerSpec, edge_prior_for
 from heurtune.tuning.study.environment import environment
 
 STUDY = """
@@ -58,9 +59,19 @@ def main(folder: Path) -> None:
           f"scored {summary.best_value:.3f}")
     # what the study's trials depend on beyond its file (recorded when it was created):
     # on another machine it reproduces trial by trial only with the same OpenBLAS kernel
-    env = optuna.load_study(study_name="example", storage=storage).user_attrs["environment"]
+    attrs = optuna.load_study(study_name="example", storage=storage).user_attrs
+    env = attrs["environment"]
     print(f"environment: numpy {env['numpy']}, optuna {env['optuna']}, {env['blas']}; "
           f"this machine now: {environment()['blas']}")
+    # and the sampler, every option included: a default changed later does not change
+    # what a stored study ran with (an older record, with only the options set, is read
+    # with the former defaults); duels' edge_prior = 0 widens from MANY_PARAMETERS on
+    record = attrs["sampler"]
+    spec = SamplerSpec.from_record(record["kind"], record["options"], "study 'example'")
+    duels = SamplerSpec.parse("duels", {}, "example").options["edge_prior"]
+    print(f"sampler: {spec.kind}, options {dict(spec.options)}; duels' default edge_prior "
+          f"in 2 parameters: {edge_prior_for(duels, 2)}, in {MANY_PARAMETERS}: "
+          f"{edge_prior_for(duels, MANY_PARAMETERS)}")
 
     # its confirmation: fresh openings pick the winner (the selection, optimistic),
     # further fresh openings measure it against the baseline (the check)
