@@ -408,5 +408,60 @@ def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
     # ... unless the study file sets it
     path.write_text(path.read_text() + "\n[sampler]\nedge_prior = 2\n")
     seen.clear()
-    assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "5")[0] == 0
-    assert 2.0 in seen  # the sampler's (the answers replay the study's record: 1)
+    code, out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "5")
+    assert code == 0, err
+    assert ("study 'd' goes on with other sampler settings than it recorded (edge_prior "
+            "1.0 -> 2.0): recorded from trial 4 on, and its answers use them") in err
+    assert set(seen) == {2.0}  # the sampler's and the answers' alike
+    # the study now records the file's settings, and what it held before
+    study = optuna.load_study(study_name="d", storage=url)
+    record = study.user_attrs["sampler"]
+    assert record["options"]["edge_prior"] == 2.0 and len(record["options"]) > 10
+    [before] = record["earlier"]
+    assert before["options"] == {} and before["until_trial"] == 4 and "earlier" not in before
+    assert before["kind"] == "duels" and before["answer"] == record["answer"]
+    assert sampler_spec(study)[0].options["edge_prior"] == 2.0
+
+
+def test_a_study_resumed_with_other_sampler_settings_records_them(tmp_path, capsys) -> None:
+    """A study file that changes the sampler (a non-duel kind, an option, the answer)
+    of a stored study: the study goes on with the file's settings, records them with
+    the ones they replace and the trial they held until, and says so once."""
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    path = Path(study_file(tmp_path))
+    assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "2")[0] == 0
+    first = optuna.load_study(study_name="t", storage=url).user_attrs["sampler"]
+    assert first["kind"] == "tpe" and "earlier" not in first
+    # the same file again: nothing changes, nothing said
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "3")
+    assert code == 0 and "sampler settings" not in err
+    assert optuna.load_study(study_name="t", storage=url).user_attrs["sampler"] == first
+    path.write_text(path.read_text().replace('sampler = "tpe"', 'sampler = "random"'))
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "4")
+    assert code == 0, err
+    assert ("study 't' goes on with other sampler settings than it recorded (kind tpe -> "
+            "random): recorded from trial 3 on, and its answers use them") in err
+    study = optuna.load_study(study_name="t", storage=url)
+    record = study.user_attrs["sampler"]
+    assert record["kind"] == "random" and record["options"] == {}
+    assert record["earlier"] == [{**first, "until_trial": 3}]
+    assert len(study.trials) == 4  # nothing stored was lost
+    path.write_text(path.read_text().replace('sampler = "random"', 'sampler = "tpe"')
+                    + '\n[sampler]\nn_startup_trials = 2\n')
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "5")
+    assert code == 0, err
+    assert "(kind random -> tpe): recorded from trial 4 on" in err
+    record = optuna.load_study(study_name="t", storage=url).user_attrs["sampler"]
+    assert record["options"]["n_startup_trials"] == 2
+    assert [e["kind"] for e in record["earlier"]] == ["tpe", "random"]
+    assert [e["until_trial"] for e in record["earlier"]] == [3, 4]
+    # an option alone
+    path.write_text(path.read_text().replace("n_startup_trials = 2", "n_startup_trials = 3"))
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "6")
+    assert code == 0, err
+    assert "(n_startup_trials 2 -> 3): recorded from trial 5 on" in err
+    # the study's facts (report, dashboard note) say so
+    facts = dict(study_facts(optuna.load_study(study_name="t", storage=url), None))
+    assert facts["budget"].startswith(
+        "6 trials, sampler tpe (its settings changed on resuming; before: tpe until trial 3, "
+        "random until trial 4, tpe until trial 5), pruner")

@@ -57,7 +57,7 @@ from heurtune.tuning.after.answers import Answer, default_answer
 from heurtune.tuning.after.confirm import needs_confirmation
 from heurtune.tuning.positions import PositionsFit
 from heurtune.tuning.pruners import CheckpointPruner, make_pruner, trial_order
-from heurtune.tuning.samplers import TrialSeededSampler, make_sampler, suggest
+from heurtune.tuning.samplers import SamplerSpec, TrialSeededSampler, make_sampler, suggest
 from heurtune.tuning.study import (
     FINISHED,
     StudySetup,
@@ -682,21 +682,62 @@ def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Stud
 
 
 def _resumed_sampler(study: optuna.Study, sf: StudyFile) -> StudyFile:
-    """``sf`` with the sampler a resumed study goes on with: where the study
-    recorded its sampler before records held every option, an option whose default
-    has changed since keeps its former default unless the study file sets it
-    (:meth:`~heurtune.tuning.samplers.SamplerSpec.resuming`), and the study samples
-    with that spec from here on."""
+    """``sf`` with the sampler a resumed study goes on with, recorded.
+
+    Where the study recorded its sampler before records held every option, an option
+    whose default has changed since keeps the value the study began with unless the
+    study file sets it (:meth:`~heurtune.tuning.samplers.SamplerSpec.resuming`), and
+    the study samples with that spec from here on. Where the study file sets other
+    sampler settings than the study recorded (kind, options or answer), the study
+    goes on with the file's: its record becomes the file's, the one it replaces is
+    kept in the record's ``earlier`` list with the trial number it held until, and
+    the answers (``export``, ``report``) use the new settings, as the sampler now
+    does; a warning (logger ``heurtune``) names what changed."""
     record = study.user_attrs.get(schema.SAMPLER)
-    if not isinstance(record, dict) or record.get("kind") != sf.sampler.kind:
+    if not isinstance(record, dict):  # recorded by an older heurtune: nothing to compare
         return sf
     options = record.get("options")
-    spec = sf.sampler.resuming(options if isinstance(options, dict) else {})
-    if spec is sf.sampler:
-        return sf
-    study.sampler = make_sampler(spec, sf.seed, sf.sampler_seeding, sf.space,
-                                 sf.baseline_params, sf.planned_pairs)
-    return replace(sf, sampler=spec)
+    options = options if isinstance(options, dict) else {}
+    spec = sf.sampler
+    if record.get("kind") == spec.kind:
+        spec = spec.resuming(options)
+        if spec is not sf.sampler:
+            study.sampler = make_sampler(spec, sf.seed, sf.sampler_seeding, sf.space,
+                                         sf.baseline_params, sf.planned_pairs)
+            sf = replace(sf, sampler=spec)
+    changed = _sampler_changes(record, spec, sf.answer)
+    if changed:
+        since = len(study.get_trials(deepcopy=False))
+        earlier = [*record.get("earlier", []),
+                   {k: v for k, v in record.items() if k != "earlier"} | {"until_trial": since}]
+        study.set_user_attr(schema.SAMPLER, {**record, "kind": spec.kind,
+                                             "options": spec.recorded(), "answer": sf.answer,
+                                             "earlier": earlier})
+        log.warning("study %r goes on with other sampler settings than it recorded (%s): "
+                    "recorded from trial %d on, and its answers use them",
+                    study.study_name, "; ".join(changed), since)
+    return sf
+
+
+def _sampler_changes(record: dict[str, Any], spec: SamplerSpec, answer: str) -> list[str]:
+    """What ``spec`` and ``answer`` change in a study's sampler ``record``, one
+    ``name old -> new`` per setting (options of a recorded kind read as
+    :meth:`~heurtune.tuning.samplers.SamplerSpec.from_record` reads them)."""
+    kind = record.get("kind", "tpe")
+    if kind != spec.kind:
+        before: dict[str, Any] = {}
+        changed = [f"kind {kind} -> {spec.kind}"]
+    else:
+        try:
+            before = dict(SamplerSpec.from_record(kind, record.get("options") or {},
+                                                  "record").options)
+        except HeurtuneError:  # a record this heurtune cannot read: replaced whole
+            before = {}
+        changed = [f"{k} {before.get(k)} -> {v}" for k, v in spec.options.items()
+                   if before.get(k) != v]
+    if record.get("answer", "auto") != answer:
+        changed.append(f"answer {record.get('answer', 'auto')} -> {answer}")
+    return changed
 
 
 def _wait_for_setup(study: optuna.Study, stored: Any, seconds: float = 10.0) -> Any:

@@ -247,7 +247,8 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
          else f"the positions' games: {openings}, {setup.get('opening_plies', '?')} plies, "
               f"seed {setup.get('seed', '?')} (confirmation plays none of them)"),
         *_positions_rows(study),
-        ("budget", f"{tuning.get('trials', '?')} trials, sampler {tuning.get('sampler', '?')}, "
+        ("budget", f"{tuning.get('trials', '?')} trials, sampler {tuning.get('sampler', '?')}"
+                   f"{sampler_changes_text(attrs.get(schema.SAMPLER))}, "
                    f"pruner {tuning.get('pruner', '?')}"),
         ("trials", f"{count[TrialState.COMPLETE]} complete, {count[TrialState.PRUNED]} pruned, "
                    f"{count[TrialState.FAIL]} failed, {count[TrialState.RUNNING]} running"),
@@ -260,6 +261,18 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
          else "none (give --artifacts DIR to keep engines and sample games)"),
         ("environment", environment_text(attrs)),
     ]
+
+
+def sampler_changes_text(record: Any) -> str:
+    """Where a study was resumed with other sampler settings than it began with
+    (its sampler record's ``earlier`` list), which settings held until which trial,
+    as a parenthesis; empty where they never changed."""
+    earlier = record.get("earlier") if isinstance(record, Mapping) else None
+    if not earlier:
+        return ""
+    held = ", ".join(f"{e.get('kind', '?')} until trial {e.get('until_trial', '?')}"
+                     for e in earlier if isinstance(e, Mapping))
+    return f" (its settings changed on resuming; before: {held})"
 
 
 def environment_text(attrs: Mapping[str, Any]) -> str:
