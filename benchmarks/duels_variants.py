@@ -533,6 +533,8 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "release": Variant(release=True),
             "shared-scale": Variant(model=SharedScaleModel),
             "edge-prior-4": Variant(edge_prior=4.0, edge_prior_margin=None),
+            # no wider prior at the edge in any number of parameters (edge_prior = 1)
+            "edge-prior-off": Variant(edge_prior=1.0, edge_prior_margin=None),
             "edge-prior-16": Variant(edge_prior=16.0, edge_prior_margin=None),
             "edge-prior-4-ev": Variant(edge_prior=4.0, edge_prior_margin=0.0),
             "edge-prior-2": Variant(edge_prior=2.0, edge_prior_margin=None),
@@ -635,12 +637,14 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         new = bool(pending)
         pending.clear()
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
-            after = math.ceil(variant.edge_prior_after * n_features(case.dim))
+            edge = duels.edge_prior_in_effect(
+                {"edge_prior": variant.edge_prior, "edge_prior_after": variant.edge_prior_after,
+                 "edge_prior_slope_z": variant.edge_prior_slope_z or 0.0}, case.dim)
             centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
-                                        duels.edge_prior_for(variant.edge_prior, case.dim),
-                                        variant.edge_prior_margin,
+                                        edge.widen, variant.edge_prior_margin,
                                         variant.edge_prior_gain_z, variant.edge_prior_curved_z,
-                                        after, variant.edge_prior_slope_z)
+                                        math.ceil(edge.after * n_features(case.dim)),
+                                        edge.slope_z or None)
             fitted_at = model.observations
 
     def answer() -> np.ndarray:

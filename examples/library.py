@@ -19,7 +19,7 @@ import optuna
 
 from heurtune.match import play_match
 from heurtune.tuning import ConfirmOptions, confirm_study, export_best, load_study_file, tune
-from heurtune.tuning.samplers import MANY_PARAMETERS, SamplerSpec, edge_prior_for
+from heurtune.tuning.samplers import MANY_PARAMETERS, SamplerSpec, edge_prior_in_effect
 from heurtune.tuning.study.environment import environment
 
 STUDY = """
@@ -65,13 +65,15 @@ def main(folder: Path) -> None:
           f"this machine now: {environment()['blas']}")
     # and the sampler, every option included: a default changed later does not change
     # what a stored study ran with (an older record, with only the options set, is read
-    # with the former defaults); duels' edge_prior = 0 widens from MANY_PARAMETERS on
+    # with the former defaults); duels' default edge prior waits for two gates below
+    # MANY_PARAMETERS searched parameters, and widens at once from there on
     record = attrs["sampler"]
     spec = SamplerSpec.from_record(record["kind"], record["options"], "study 'example'")
-    duels = SamplerSpec.parse("duels", {}, "example").options["edge_prior"]
-    print(f"sampler: {spec.kind}, options {dict(spec.options)}; duels' default edge_prior "
-          f"in 2 parameters: {edge_prior_for(duels, 2)}, in {MANY_PARAMETERS}: "
-          f"{edge_prior_for(duels, MANY_PARAMETERS)}")
+    duels = SamplerSpec.parse("duels", {}, "example").options
+    few, many = edge_prior_in_effect(duels, 2), edge_prior_in_effect(duels, MANY_PARAMETERS)
+    print(f"sampler: {spec.kind}, options {dict(spec.options)}; duels' default edge prior "
+          f"in 2 parameters: {few.widen} after {few.after} duels per coefficient and "
+          f"{few.slope_z} sd, in {MANY_PARAMETERS}: {many.widen} at once")
 
     # its confirmation: fresh openings pick the winner (the selection, optimistic),
     # further fresh openings measure it against the baseline (the check)

@@ -16,7 +16,7 @@ def test_the_library_example_runs(tmp_path) -> None:
     assert any(line.startswith("tune: 4 finished trials") for line in lines)
     assert any(line.startswith("environment: numpy ") and " OpenBLAS " in line
                for line in lines)
-    assert "sampler: random, options {}; duels' default edge_prior in 2 parameters: 1.0, " \
-        "in 8: 4.0" in lines
+    assert "sampler: random, options {}; duels' default edge prior in 2 parameters: 4.0 after " \
+        "8.0 duels per coefficient and 1.0 sd, in 8: 4.0 at once" in lines
     assert any(line.startswith("confirm: winner ") for line in lines)
     assert (tmp_path / "example-tuned.toml").is_file()

@@ -524,19 +524,22 @@ def test_a_waiting_edge_prior_is_the_plain_fit_until_its_duels_are_in() -> None:
 
 
 def test_the_stand_in_resolves_edge_prior_as_the_sampler_does(monkeypatch) -> None:
-    """``current`` is the sampler's default: ``edge_prior`` 4 in 8 or more parameters
-    (``twelve``), 1 in four (``fishtest``)."""
+    """``current`` is the sampler's default: ``edge_prior`` 4 at once in 8 or more
+    parameters (``twelve``), 4 behind both gates in four (``fishtest``)."""
     import heurtune.tuning.samplers.duels as duels_module
     from heurtune.engine.heuristics.oracle import CASES
     module = _module()
-    seen: list[float] = []
+    seen: list[tuple[float, int, float | None]] = []
     fit = duels_module.fit_at_edges
 
-    def spy(model, low, high, centre, room, edge_prior, *args, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(edge_prior)
-        return fit(model, low, high, centre, room, edge_prior, *args, **kwargs)
+    def spy(model, low, high, centre, room, edge_prior, margin, gain_z, curved_z,  # type: ignore[no-untyped-def]
+            after, slope_z):
+        seen.append((edge_prior, after, slope_z))
+        return fit(model, low, high, centre, room, edge_prior, margin, gain_z, curved_z,
+                   after, slope_z)
     monkeypatch.setattr(duels_module, "fit_at_edges", spy)
-    for case, expected in (("twelve", 4.0), ("fishtest", 1.0)):
+    # 8 duels per coefficient: 14 coefficients in four parameters
+    for case, expected in (("twelve", (4.0, 0, None)), ("fishtest", (4.0, 112, 1.0))):
         seen.clear()
         module.run(CASES[case], module.VARIANTS["current"], 0, 1000)
         assert seen and set(seen) == {expected}

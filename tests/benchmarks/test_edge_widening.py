@@ -18,7 +18,12 @@ def test_at_the_edge_case_it_widens_toward_the_best(capsys) -> None:
     assert sum(r[3] < 0.0 for r in rows) > len(rows) / 2 and all(abs(r[3]) < 10 for r in rows)
     # in a row: 1 where it starts, one more each checkpoint it goes on
     assert min(r[4] for r in rows) >= 1 and max(r[4] for r in rows) > 1
-    assert m.widened("edge", 2, 8000, 2000, "current") == []  # no wider prior: nothing
+    assert m.widened("edge", 2, 8000, 2000, "edge-prior-off") == []  # no wider prior: nothing
+    # the default in four parameters waits for 8 duels per coefficient (about 4,000
+    # games) and a slope 1 sd sure: fewer widenings than edge_prior = 4 alone
+    gated = m.widened("edge", 2, 8000, 2000, "current")
+    assert gated and all(r[0] == "toward" and r[1] >= 1.0 for r in gated), gated
+    assert len(gated) < len(rows)  # here 4 against 19
     assert m.main(["--case", "edge", "--seeds", "1", "--budget", "4000",
                    "--from-games", "2000"]) == 0
     out = capsys.readouterr().out

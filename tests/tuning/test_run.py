@@ -369,7 +369,8 @@ PHASED_EIGHT = ("move_stones", "move_mills", "move_possible_mills", "move_open_m
 
 def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
         tmp_path, capsys, monkeypatch) -> None:
-    """``edge_prior``'s default became automatic (4 from 8 searched parameters on): a
+    """``edge_prior``'s default became automatic (4 from 8 searched parameters on, and
+    below them behind both gates since 2026-11-28): a
     study recorded before then (only the options given: none) resumes, and answers,
     with the former default 1; a study recorded now keeps every option."""
     import heurtune.tuning.samplers.duels as duels_module
@@ -389,8 +390,8 @@ def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
     assert seen and set(seen) == {4.0}  # 8 parameters: widened by default
     study = optuna.load_study(study_name="d", storage=url)
     record = study.user_attrs["sampler"]
-    assert record["options"]["edge_prior"] == 0.0 and len(record["options"]) > 10
-    assert sampler_spec(study)[0].options["edge_prior"] == 0.0
+    assert record["options"]["edge_prior"] == -1.0 and len(record["options"]) > 10
+    assert sampler_spec(study)[0].options["edge_prior"] == -1.0
     # resumed with the full record: as it began
     seen.clear()
     assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "3")[0] == 0

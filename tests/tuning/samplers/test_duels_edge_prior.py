@@ -93,12 +93,13 @@ def test_a_bar_on_the_plain_fits_gain_can_hold_it_back() -> None:
 
 def test_the_option_is_validated_and_reaches_the_sampler() -> None:
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(2)))
-    for bad in (0.5, -1.0, "wide"):
+    for bad in (0.5, -2.0, -0.5, "wide"):
         with pytest.raises(HeurtuneError, match="edge_prior"):
             SamplerSpec.parse("duels", {"edge_prior": bad}, "test")
-    with pytest.raises(HeurtuneError, match=r"edge_prior must be 0 or in \[1.0, 10000.0\]"):
+    with pytest.raises(HeurtuneError, match=r"edge_prior must be -1 or 0 or in \[1.0, 10000.0\]"):
         SamplerSpec.parse("duels", {"edge_prior": 0.5}, "test")
     assert SamplerSpec.parse("duels", {"edge_prior": 0}, "test").options["edge_prior"] == 0.0
+    assert SamplerSpec.parse("duels", {"edge_prior": -1}, "test").options["edge_prior"] == -1.0
     spec = SamplerSpec.parse("duels", {"edge_prior": 8.0}, "test")
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
     assert s.options["edge_prior"] == 8.0
@@ -176,45 +177,77 @@ def test_the_slope_bar_option_reaches_the_fit(monkeypatch) -> None:
         assert seen[-1] == expected
 
 
-def test_the_default_widens_from_eight_parameters_on(monkeypatch) -> None:
-    """``edge_prior = 0``, the default: 4 in 8 or more searched parameters, 1 (off)
-    below; a value set is kept in any number (docs/results/optimisers.md, "A default by
-    the number of parameters")."""
+def test_the_default_widens_from_eight_parameters_on_and_waits_for_both_gates_below(
+        monkeypatch) -> None:
+    """``edge_prior = -1``, the default: 4 in 8 or more searched parameters at once;
+    below, 4 once the model holds 8 duels per coefficient and along a slope 1 sd sure
+    (docs/results/optimisers.md, "Below 8 parameters: both gates"); ``edge_prior = 0``
+    as on 2026-11-27 (4 from 8 on, off below, no gates); a value set is kept in any
+    number of parameters, and so are the gates' options where set."""
     import heurtune.tuning.samplers.duels as duels_module
-    from heurtune.tuning.samplers.duels import AUTO_EDGE_PRIOR, MANY_PARAMETERS, edge_prior_for
-    assert SamplerSpec.parse("duels", {}, "t").options["edge_prior"] == 0.0
-    assert (MANY_PARAMETERS, AUTO_EDGE_PRIOR) == (8, 4.0)
+    from heurtune.tuning.samplers.duels import (
+        AUTO_AFTER,
+        AUTO_EDGE_PRIOR,
+        AUTO_SLOPE_Z,
+        MANY_PARAMETERS,
+        EdgePrior,
+        edge_prior_for,
+        edge_prior_in_effect,
+    )
+    assert SamplerSpec.parse("duels", {}, "t").options["edge_prior"] == -1.0
+    assert (MANY_PARAMETERS, AUTO_EDGE_PRIOR, AUTO_AFTER, AUTO_SLOPE_Z) == (8, 4.0, 8.0, 1.0)
+    assert [edge_prior_for(-1.0, d) for d in (1, 4, 7, 8, 13)] == [4.0] * 5
     assert [edge_prior_for(0.0, d) for d in (1, 4, 7, 8, 13)] == [1.0, 1.0, 1.0, 4.0, 4.0]
     assert edge_prior_for(1.0, 13) == 1.0 and edge_prior_for(2.0, 4) == 2.0
-    seen: list[float] = []
+    default = SamplerSpec.parse("duels", {}, "t").options
+    assert edge_prior_in_effect(default, 7) == EdgePrior(4.0, 8.0, 1.0)
+    assert edge_prior_in_effect(default, 8) == EdgePrior(4.0, 0.0, 0.0)
+    both = {**default, "edge_prior_after": 16.0}
+    assert edge_prior_in_effect(both, 4) == EdgePrior(4.0, 16.0, 1.0)
+    assert edge_prior_in_effect(both, 8) == EdgePrior(4.0, 16.0, 0.0)
+    assert edge_prior_in_effect({**default, "edge_prior": 4.0}, 4) == EdgePrior(4.0, 0.0, 0.0)
+    assert edge_prior_in_effect({**default, "edge_prior": 0.0}, 4) == EdgePrior(1.0, 0.0, 0.0)
+    with pytest.raises(HeurtuneError, match=r"edge_prior must be -1 or 0 or in \[1.0, 10000.0\], "
+                                            r"got 0.5"):
+        SamplerSpec.parse("duels", {"edge_prior": 0.5}, "t")
+    seen: list[tuple[float, int, float | None]] = []
 
-    def spy(model, low, high, centre, room, edge_prior, **kwargs):  # type: ignore[no-untyped-def]
-        seen.append(edge_prior)
-        return fit_at_edges(model, low, high, centre, room, edge_prior, **kwargs)
+    def spy(model, low, high, centre, room, edge_prior, after=0, slope_z=None,  # type: ignore[no-untyped-def]
+            **kwargs):
+        seen.append((edge_prior, after, slope_z))
+        return fit_at_edges(model, low, high, centre, room, edge_prior, after=after,
+                            slope_z=slope_z, **kwargs)
     monkeypatch.setattr(duels_module, "fit_at_edges", spy)
-    for dim, options, expected in ((7, {}, 1.0), (8, {}, 4.0), (8, {"edge_prior": 1.0}, 1.0),
-                                   (4, {"edge_prior": 4.0}, 4.0)):
+    # in d parameters the model has 2d + d(d-1)/2 coefficients: 35 in 7, so 8 per: 280
+    for dim, options, expected in ((7, {}, (4.0, 280, 1.0)), (8, {}, (4.0, 0, None)),
+                                   (8, {"edge_prior": 1.0}, (1.0, 0, None)),
+                                   (7, {"edge_prior": 0.0}, (1.0, 0, None)),
+                                   (4, {"edge_prior": 4.0}, (4.0, 0, None)),
+                                   (4, {"edge_prior_slope_z": 2.0}, (4.0, 112, 2.0))):
         space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0)
                                       for i in range(dim)))
         spec = SamplerSpec.parse("duels", options, "t")
         s = DuelsSampler(space, {p.name: 100.0 for p in space.params}, dict(spec.options), 0, 0)
         s.update([])
-        assert seen[-1] == expected
-    # the parameters searched count, not those fixed: 7 searched and 1 fixed is off
+        assert seen[-1] == expected, (dim, options)
+    # the parameters searched count, not those fixed: 7 searched and 1 fixed waits
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(8)),
                        {"x8": 100.0})
     assert len(space.searched) == 7
     spec = SamplerSpec.parse("duels", {}, "t")
     s = DuelsSampler(space, {p.name: 100.0 for p in space.params}, dict(spec.options), 0, 0)
     s.update([])
-    assert seen[-1] == 1.0
+    assert seen[-1] == (4.0, 280, 1.0)
 
 
 def test_a_record_of_an_older_study_means_the_former_default() -> None:
     """A study records every option now; an older one recorded only those that
     differed from the defaults of its day, so a missing ``edge_prior`` there was 1."""
     spec = SamplerSpec.parse("duels", {}, "t")
-    assert spec.recorded() == dict(spec.options) and spec.recorded()["edge_prior"] == 0.0
+    assert spec.recorded() == dict(spec.options) and spec.recorded()["edge_prior"] == -1.0
+    # a record of 2026-11-27 (every option, edge_prior 0) keeps that day's meaning
+    day = SamplerSpec.from_record("duels", {**spec.recorded(), "edge_prior": 0.0}, "t")
+    assert day.options["edge_prior"] == 0.0
     assert SamplerSpec.from_record("duels", spec.recorded(), "t") == spec
     assert SamplerSpec.from_record("duels", {}, "t").options["edge_prior"] == 1.0
     assert SamplerSpec.from_record("duels", {"edge_prior": 4.0}, "t").options["edge_prior"] == 4.0
@@ -224,6 +257,8 @@ def test_a_record_of_an_older_study_means_the_former_default() -> None:
     # a study file resuming such a study: the former default, unless the file sets it
     assert spec.resuming({}).options["edge_prior"] == 1.0
     assert spec.resuming(spec.recorded()) is spec
+    # one of 2026-11-27 (edge_prior 0 recorded): its 0, unless the file sets a value
+    assert spec.resuming({**spec.recorded(), "edge_prior": 0.0}).options["edge_prior"] == 0.0
     assert spec.resuming({"z": 1.0}).options["edge_prior"] == 1.0
     set_four = SamplerSpec.parse("duels", {"edge_prior": 4.0}, "t")
     assert set_four.resuming({}) is set_four

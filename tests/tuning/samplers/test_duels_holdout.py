@@ -192,11 +192,12 @@ def test_on_a_skewed_landscape_the_measured_gain_covers_the_truth_and_the_model_
     """The skewed case (each term four times steeper above its optimum: no quadratic
     fits it), 6 seeds, checkpoints from 8,000 to 32,000 games (30 in all): the
     model-based gain is far above the truth (at most 2 Elo exist; the truth's
-    z-score averages -1.8), its 95% interval covers the truth 18 times of 30 and
-    its lower bound holds 6 times; the measured 95% interval covers it 28 times
-    and its lower end holds every time."""
+    z-score averages -1.54), its 95% interval covers the truth 19 times of 30 and
+    its lower bound (mean - sd, 84% if it were calibrated) holds 10 times; the
+    measured 95% interval covers it 29 times and its lower end holds 29 times.
+    (With the edge prior off, the default before 2026-11-28: -1.8, 18, 6, 28, 30.)"""
     c = coverage(range(6), 32_000, tmp_path)
     assert c["points"] == 30 and c["measured_share"] == 1.0, c
-    assert c["model_mean_z"] < -1.5 and c["model_bound_holds"] <= 0.25, c
-    assert c["model_covers"] <= 0.6 and c["measured_covers"] >= 0.85, c
+    assert c["model_mean_z"] < -1.5 and c["model_bound_holds"] <= 0.4, c
+    assert c["model_covers"] <= 0.7 and c["measured_covers"] >= 0.85, c
     assert c["measured_bound_holds"] >= 0.85, c

@@ -11,11 +11,15 @@ from heurtune.tuning.samplers._seeding import TrialSeededSampler
 from heurtune.tuning.samplers.build import make_sampler
 from heurtune.tuning.samplers.distributions import suggest, to_optuna
 from heurtune.tuning.samplers.duels import (
+    AUTO_AFTER,
     AUTO_EDGE_PRIOR,
+    AUTO_SLOPE_Z,
     MANY_PARAMETERS,
     DuelsSampler,
+    EdgePrior,
     MeasuredGain,
     edge_prior_for,
+    edge_prior_in_effect,
     is_holdout,
     measured_gain,
 )
@@ -39,7 +43,9 @@ from heurtune.tuning.samplers.registry import (
 from heurtune.tuning.samplers.spsa import SpsaSampler
 
 __all__ = [
+    "AUTO_AFTER",
     "AUTO_EDGE_PRIOR",
+    "AUTO_SLOPE_Z",
     "DUEL_SAMPLERS",
     "KINDS",
     "MANY_PARAMETERS",
@@ -47,6 +53,7 @@ __all__ = [
     "SAMPLER_NAMES",
     "DuelSampler",
     "DuelsSampler",
+    "EdgePrior",
     "MeasuredGain",
     "Observation",
     "Option",
@@ -60,6 +67,7 @@ __all__ = [
     "beyond_bounds",
     "check_space",
     "edge_prior_for",
+    "edge_prior_in_effect",
     "is_holdout",
     "make_sampler",
     "measured_gain",

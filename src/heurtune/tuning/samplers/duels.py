@@ -28,7 +28,7 @@ over a 64,000-game study; that is what measuring a gain of a few Elo costs.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,24 +55,65 @@ NEAR = 0.2
 # a curvature duel cut by the box's edge to less than this share of the radius
 # turns inward (duel_points)
 EDGE_ROOM = 0.25
-# ``edge_prior = 0`` (the default) is AUTO_EDGE_PRIOR from MANY_PARAMETERS searched
-# parameters on, and 1 (off) below: on the simulated oracle, 120 paired seeds in 8
-# and 12 parameters, the wider prior changed the centred cases' mean loss by at most
-# +0.03 Elo (within 1.4 se) and their answers worse than the baseline by nothing a
-# McNemar test sees, real Morris games in 8 by +0.6 Elo (se 3.8), and it nearly halved
-# the games to 1 Elo at the edge; in 4 parameters it doubled the centred answers worse
-# than the baseline
-# (docs/results/optimisers.md, "A default by the number of parameters")
+# ``edge_prior = -1`` (the default, since 2026-11-28) is AUTO_EDGE_PRIOR in any
+# number of searched parameters: from MANY_PARAMETERS on at once, below that only once
+# the model holds AUTO_AFTER duels per coefficient and along the parameters whose plain
+# fit's slope toward the edge lies AUTO_SLOPE_Z sd above zero (both gates), unless
+# ``edge_prior_after`` or ``edge_prior_slope_z`` is set. From 8 parameters: on the
+# simulated oracle, 120 paired seeds in 8 and 12 parameters, the wider prior changed
+# the centred cases' mean loss by at most +0.03 Elo (within 1.4 se), and real Morris
+# games in 8 by +0.6 Elo (se 3.8) (docs/results/optimisers.md, "A default by the
+# number of parameters"). Below 8, where the wider prior alone doubled the centred
+# answers worse than the baseline, both gates were adopted by a non-inferiority rule:
+# on fresh seeds of four centred cases the price's 95% upper bound stayed below 0.1
+# Elo, the edge case went from 2.18 to 1.30 times the centred case's games to 1 Elo,
+# and real games changed by -1.09 Elo (se 1.03) (docs/results/optimisers.md, "Below 8
+# parameters: the second rule").
+# ``edge_prior = 0`` keeps its meaning of 2026-11-27 (4 from 8 parameters on, 1 below,
+# no gates): the default then, which studies of that day recorded.
 MANY_PARAMETERS = 8
 AUTO_EDGE_PRIOR = 4.0
+AUTO_AFTER = 8.0
+AUTO_SLOPE_Z = 1.0
+AUTO = -1.0  # edge_prior's default: automatic (above)
+AUTO_20261127 = 0.0  # edge_prior's automatic of 2026-11-27 (above)
+
+
+@dataclass(frozen=True)
+class EdgePrior:
+    """The edge prior in effect (:func:`edge_prior_in_effect`): the widening (1: off),
+    the duels per coefficient it waits for (0: none) and the slope bar in sd (0:
+    none)."""
+
+    widen: float
+    after: float
+    slope_z: float
+
+
+def edge_prior_in_effect(options: Mapping[str, Any], dim: int) -> EdgePrior:
+    """What duels' ``edge_prior``, ``edge_prior_after`` and ``edge_prior_slope_z``
+    options mean in ``dim`` searched parameters: set values as they are; the default
+    ``edge_prior = -1`` as :data:`AUTO_EDGE_PRIOR`, with both gates
+    (:data:`AUTO_AFTER`, :data:`AUTO_SLOPE_Z`) below :data:`MANY_PARAMETERS` where
+    those two options are 0; ``edge_prior = 0`` as on 2026-11-27."""
+    widen = float(options["edge_prior"])
+    after = float(options.get("edge_prior_after", 0.0))
+    slope_z = float(options.get("edge_prior_slope_z", 0.0))
+    many = dim >= MANY_PARAMETERS
+    if widen == AUTO:
+        if not many:
+            after, slope_z = after or AUTO_AFTER, slope_z or AUTO_SLOPE_Z
+        return EdgePrior(AUTO_EDGE_PRIOR, after, slope_z)
+    if widen == AUTO_20261127:
+        widen = AUTO_EDGE_PRIOR if many else 1.0
+    return EdgePrior(widen, after, slope_z)
 
 
 def edge_prior_for(option: float, dim: int) -> float:
-    """The ``edge_prior`` in effect: the option as set, or for 0 (automatic)
-    :data:`AUTO_EDGE_PRIOR` in :data:`MANY_PARAMETERS` or more parameters, 1 below."""
-    if option != 0.0:
-        return option
-    return AUTO_EDGE_PRIOR if dim >= MANY_PARAMETERS else 1.0
+    """The widening ``edge_prior`` means in ``dim`` searched parameters, the other
+    options at their defaults (:func:`edge_prior_in_effect`; below
+    :data:`MANY_PARAMETERS` the default's widening waits for both gates)."""
+    return edge_prior_in_effect({"edge_prior": option}, dim).widen
 
 
 def is_holdout(duel: dict[str, Any] | None) -> bool:
@@ -350,12 +391,11 @@ class DuelsSampler(DuelSampler):
         due = every or self.model.observations >= self._fitted_at * REFIT_GROWTH
         if self.model.mean is None or (new and due):
             o = self.options
-            after = math.ceil(o["edge_prior_after"] * n_features(self.box.dim))
+            edge = edge_prior_in_effect(o, self.box.dim)
             self._centre = fit_at_edges(self.model, self.low, self.high, self._centre,
-                                        EDGE_ROOM * o["radius"],
-                                        edge_prior_for(o["edge_prior"], self.box.dim),
-                                        after=after,
-                                        slope_z=o["edge_prior_slope_z"] or None)
+                                        EDGE_ROOM * o["radius"], edge.widen,
+                                        after=math.ceil(edge.after * n_features(self.box.dim)),
+                                        slope_z=edge.slope_z or None)
             self._fitted_at = self.model.observations
 
     def recommend(self) -> tuple[np.ndarray, float, float]:

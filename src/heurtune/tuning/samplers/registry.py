@@ -98,7 +98,9 @@ class SamplerKind:
     ``requires``: an optional package, and the line that says how to install it;
     ``former_defaults``: options whose default has changed, with the value in effect
     for studies recorded before a study's record held every option (those recorded
-    only the options given, so a missing option there means this value)."""
+    only the options given, so a missing option there means this value); a study
+    resumed by a file that leaves such an option at its default goes on with the
+    value it began with (:meth:`SamplerSpec.resuming`)."""
 
     name: str
     options: Mapping[str, Option]
@@ -166,18 +168,22 @@ KINDS: tuple[SamplerKind, ...] = (
         "start_elo": Option(float, 2.0, 1e-3, 1e4, help="prior: how far below the optimum "
                                                           "the baseline is, in Elo (the data "
                                                           "scale it up on their own)"),
-        "edge_prior": Option(float, 0.0, 1.0, 1e4, special=(0.0,),
+        "edge_prior": Option(float, -1.0, 1.0, 1e4, special=(-1.0, 0.0),
                              help="prior: the gradient's prior variance this many times "
                                   "wider along coordinates whose fitted maximum lies at the "
-                                  "box's edge, curved (1: the prior as it is; 0: by the "
-                                  "number of parameters searched, 4 from 8 on, else 1)"),
+                                  "box's edge, curved (1: the prior as it is; -1: 4, and "
+                                  "below 8 parameters searched only as edge_prior_after = 8 "
+                                  "and edge_prior_slope_z = 1 allow where those are 0; 0: "
+                                  "as on 2026-11-27, 4 from 8 parameters on, else 1)"),
         "edge_prior_after": Option(float, 0.0, 0.0, 1e4,
                                    help="prior: widened at the edge only once the model holds "
-                                        "this many duels per coefficient (0: at once)"),
+                                        "this many duels per coefficient (0: at once, or 8 "
+                                        "below 8 parameters with edge_prior = -1)"),
         "edge_prior_slope_z": Option(float, 0.0, 0.0, 10.0,
                                      help="prior: widened at the edge only along parameters "
                                           "whose plain fit's slope at the baseline toward the "
-                                          "edge lies this many sd above zero (0: wherever)"),
+                                          "edge lies this many sd above zero (0: wherever, or "
+                                          "1 below 8 parameters with edge_prior = -1)"),
         "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
         "step_sd": Option(float, 0.8, 0.0, 10.0,
                           help="answer: then step toward the model's maximum, as far as the "
@@ -201,7 +207,8 @@ KINDS: tuple[SamplerKind, ...] = (
                                 help="every Nth trial plays the answer against the baseline, left "
                                      "out of the model: the answer's measured gain (0: none)")},
         "heurtune.tuning.samplers.duels:make", duels=True,
-        # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45)
+        # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45),
+        # whose studies were the first to record every option (0 that day)
         former_defaults={"edge_prior": 1.0}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
@@ -267,12 +274,14 @@ class SamplerSpec:
 
     def resuming(self, options: Mapping[str, Any]) -> SamplerSpec:
         """This study file's sampler for a study of the same kind that recorded
-        ``options``: where the record lacks an option with a former default and
-        this file leaves it at its default, the former default (the study goes on
-        as it began); else this spec as it is."""
+        ``options``: where this file leaves an option whose default has changed
+        (one with a former default) at its default, the value the study began with:
+        the record's, or the former default where the record lacks it (the study
+        goes on as it began); else this spec as it is."""
         table, former = SAMPLERS[self.kind].options, SAMPLERS[self.kind].former_defaults
-        kept = {k: v for k, v in former.items()
-                if k not in options and self.options[k] == table[k].default}
+        kept = {k: options.get(k, v) for k, v in former.items()
+                if self.options[k] == table[k].default}
+        kept = {k: v for k, v in kept.items() if v != self.options[k]}
         return replace(self, options={**self.options, **kept}) if kept else self
 
 

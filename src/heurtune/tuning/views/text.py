@@ -99,12 +99,14 @@ def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     """The parameters an answer's ``detail`` says the best may lie beyond (its
     ``beyond_bounds``) as one sentence; empty when none. Where the range cannot be
     widened (a weight that must stay positive), ``duels``' wider prior at the edge
-    brings its answer nearer an optimum on the bound, so the sentence says so: in
-    fewer than :data:`~heurtune.tuning.samplers.duels.MANY_PARAMETERS` ``searched``
-    parameters (or ``searched`` unknown) it names ``edge_prior = 4`` with
-    ``edge_prior_after = 8`` (there the wider prior alone makes more centred answers
-    worse than the baseline, docs/results/optimisers.md, "Waiting for the duels"); from
-    that many on, ``duels``' default (``edge_prior = 0``) already widens it."""
+    brings its answer nearer an optimum on the bound, so the sentence says so. Its
+    default (``edge_prior = -1``) widens there: from
+    :data:`~heurtune.tuning.samplers.duels.MANY_PARAMETERS` ``searched`` parameters on at
+    once, below that (or ``searched`` unknown) once the model holds 8 duels per
+    coefficient and is sure of the slope toward the edge; there the sentence also names
+    ``edge_prior = 4`` with ``edge_prior_after = 8``, which does not wait for the slope
+    and gains more at an edge, at a centred price (docs/results/optimisers.md, "Below 8
+    parameters: the second rule")."""
     beyond = detail.get("beyond_bounds") or {}
     if not beyond:
         return ""
@@ -113,7 +115,9 @@ def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
         how = (f"sampler duels, which answers nearer it: from {MANY_PARAMETERS} parameters on "
                f"its default edge_prior widens the prior there, unless edge_prior = 1")
     else:
-        how = "sampler duels, edge_prior = 4 and edge_prior_after = 8, which answers nearer it"
+        how = ("sampler duels, which answers nearer it: its default edge_prior widens the "
+               "prior there once the fit is sure of the slope; edge_prior = 4 and "
+               "edge_prior_after = 8 widen it sooner")
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
             f"(widen the range and tune again; where the bound is a hard limit, tune "
             f"with {how})")
