@@ -71,9 +71,10 @@ def main(folder: Path) -> None:
     spec = SamplerSpec.from_record(record["kind"], record["options"], "study 'example'")
     duels = SamplerSpec.parse("duels", {}, "example").options
     few, many = edge_prior_in_effect(duels, 2), edge_prior_in_effect(duels, MANY_PARAMETERS)
+    when = f"after {many.after} duels per coefficient" if many.after else "at once"
     print(f"sampler: {spec.kind}, options {dict(spec.options)}; duels' default edge prior "
           f"in 2 parameters: {few.widen} after {few.after} duels per coefficient and "
-          f"{few.slope_z} sd, in {MANY_PARAMETERS}: {many.widen} at once")
+          f"{few.slope_z} sd, in {MANY_PARAMETERS}: {many.widen} {when}")
 
     # its confirmation: fresh openings pick the winner (the selection, optimistic),
     # further fresh openings measure it against the baseline (the check)

@@ -23,6 +23,7 @@ def test_at_the_edge_case_it_widens_toward_the_best(capsys) -> None:
     # games) and a slope 1 sd sure: fewer widenings than edge_prior = 4 alone
     gated = m.widened("edge", 2, 8000, 2000, "current")
     assert gated and all(r[0] == "toward" and r[1] >= 1.0 for r in gated), gated
+    assert all(r[2] >= 4000 for r in gated)  # 8 x 14 coefficients = 112 duels first
     assert len(gated) < len(rows)  # here 4 against 19
     assert m.main(["--case", "edge", "--seeds", "1", "--budget", "4000",
                    "--from-games", "2000"]) == 0

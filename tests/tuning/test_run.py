@@ -413,6 +413,7 @@ def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
     assert code == 0, err
     assert ("study 'd' goes on with other sampler settings than it recorded (edge_prior "
             "1.0 -> 2.0): recorded from trial 4 on, and its answers use them") in err
+    assert err.count("goes on with other sampler settings") == 1
     assert set(seen) == {2.0}  # the sampler's and the answers' alike
     # the study now records the file's settings, and what it held before
     study = optuna.load_study(study_name="d", storage=url)
@@ -461,8 +462,61 @@ def test_a_study_resumed_with_other_sampler_settings_records_them(tmp_path, caps
     code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "6")
     assert code == 0, err
     assert "(n_startup_trials 2 -> 3): recorded from trial 5 on" in err
+    # a finished study is answered as it ran: a changed file that plays no trial
+    # changes nothing
+    recorded = optuna.load_study(study_name="t", storage=url).user_attrs["sampler"]
+    path.write_text(path.read_text().replace("n_startup_trials = 3", "n_startup_trials = 4"))
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "6")
+    assert code == 0 and "sampler settings" not in err
+    assert optuna.load_study(study_name="t", storage=url).user_attrs["sampler"] == recorded
     # the study's facts (report, dashboard note) say so
     facts = dict(study_facts(optuna.load_study(study_name="t", storage=url), None))
     assert facts["budget"].startswith(
         "6 trials, sampler tpe (its settings changed on resuming; before: tpe until trial 3, "
         "random until trial 4, tpe until trial 5), pruner")
+
+
+def test_a_study_of_the_day_before_goes_on_with_its_edge_prior_below_eight_parameters(
+        tmp_path, capsys, monkeypatch) -> None:
+    """A ``duels`` study in 4 parameters recorded on 2026-11-27 (``edge_prior = 0``
+    among every option: off below 8 parameters) resumed by a file that does not set
+    ``edge_prior`` goes on without the wider prior, as it began, and says nothing; a
+    file that sets the new default (-1) explicitly widens behind both gates, and the
+    study records the change."""
+    import heurtune.tuning.samplers.duels as duels_module
+    from heurtune.tuning.after.answers import sampler_spec
+    seen: list[tuple[float, int, float | None]] = []
+    fit = duels_module.fit_at_edges
+
+    def spy(model, low, high, centre, room, edge_prior, after=0, slope_z=None,  # type: ignore[no-untyped-def]
+            **kwargs):
+        seen.append((edge_prior, after, slope_z))
+        return fit(model, low, high, centre, room, edge_prior, after=after, slope_z=slope_z,
+                   **kwargs)
+    monkeypatch.setattr(duels_module, "fit_at_edges", spy)
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    path = tmp_path / "d.toml"
+    from heurtune.engine import get_heuristic
+    names = [p.name for p in get_heuristic("morris", "phased").space.params]
+    path.write_text(DUELS_STUDY.format(params="\n".join(
+        f"{name} = {{ low = 0.0, high = 10.0 }}" if name in PHASED_EIGHT[:4]
+        else f"{name} = 1.0" for name in names)))
+    assert cli(capsys, "tune", str(path), "--storage", url, "--trials", "2")[0] == 0
+    assert seen and set(seen) == {(4.0, 112, 1.0)}  # 4 searched: behind both gates
+    study = optuna.load_study(study_name="d", storage=url)
+    record = study.user_attrs["sampler"]
+    study.set_user_attr("sampler", {**record, "options": {**record["options"],
+                                                          "edge_prior": 0.0}})
+    seen.clear()
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "3")
+    assert code == 0 and "sampler settings" not in err
+    assert seen and set(seen) == {(1.0, 0, None)}  # as it began: off
+    study = optuna.load_study(study_name="d", storage=url)
+    assert study.user_attrs["sampler"]["options"]["edge_prior"] == 0.0
+    assert sampler_spec(study)[0].options["edge_prior"] == 0.0
+    path.write_text(path.read_text() + "\n[sampler]\nedge_prior = -1\n")
+    seen.clear()
+    code, _out, err = cli(capsys, "tune", str(path), "--storage", url, "--trials", "4")
+    assert code == 0, err
+    assert "(edge_prior 0.0 -> -1.0): recorded from trial 3 on" in err
+    assert seen and set(seen) == {(4.0, 112, 1.0)}

@@ -513,6 +513,7 @@ def tune(
     wanted = _wanted(study, target)
     if wanted and not created:  # before the study's note is written
         _warn_of_environment(study, name)
+        _record_sampler_changes(study, sf)
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
@@ -682,41 +683,45 @@ def _create_or_load(name: str, storage: Any, sf: StudyFile) -> tuple[optuna.Stud
 
 
 def _resumed_sampler(study: optuna.Study, sf: StudyFile) -> StudyFile:
-    """``sf`` with the sampler a resumed study goes on with, recorded.
-
-    Where the study recorded its sampler before records held every option, an option
-    whose default has changed since keeps the value the study began with unless the
-    study file sets it (:meth:`~heurtune.tuning.samplers.SamplerSpec.resuming`), and
-    the study samples with that spec from here on. Where the study file sets other
-    sampler settings than the study recorded (kind, options or answer), the study
-    goes on with the file's: its record becomes the file's, the one it replaces is
-    kept in the record's ``earlier`` list with the trial number it held until, and
-    the answers (``export``, ``report``) use the new settings, as the sampler now
-    does; a warning (logger ``heurtune``) names what changed."""
+    """``sf`` with the sampler a resumed study goes on with: where the study file
+    does not set an option whose default has changed since the study began, the
+    value it began with (:meth:`~heurtune.tuning.samplers.SamplerSpec.resuming`),
+    and the study samples with that spec from here on."""
     record = study.user_attrs.get(schema.SAMPLER)
-    if not isinstance(record, dict):  # recorded by an older heurtune: nothing to compare
+    if not isinstance(record, dict) or record.get("kind", "tpe") != sf.sampler.kind:
         return sf
     options = record.get("options")
-    options = options if isinstance(options, dict) else {}
-    spec = sf.sampler
-    if record.get("kind") == spec.kind:
-        spec = spec.resuming(options)
-        if spec is not sf.sampler:
-            study.sampler = make_sampler(spec, sf.seed, sf.sampler_seeding, sf.space,
-                                         sf.baseline_params, sf.planned_pairs)
-            sf = replace(sf, sampler=spec)
-    changed = _sampler_changes(record, spec, sf.answer)
-    if changed:
-        since = len(study.get_trials(deepcopy=False))
-        earlier = [*record.get("earlier", []),
-                   {k: v for k, v in record.items() if k != "earlier"} | {"until_trial": since}]
-        study.set_user_attr(schema.SAMPLER, {**record, "kind": spec.kind,
-                                             "options": spec.recorded(), "answer": sf.answer,
-                                             "earlier": earlier})
-        log.warning("study %r goes on with other sampler settings than it recorded (%s): "
-                    "recorded from trial %d on, and its answers use them",
-                    study.study_name, "; ".join(changed), since)
-    return sf
+    spec = sf.sampler.resuming(options if isinstance(options, dict) else {})
+    if spec is sf.sampler:
+        return sf
+    study.sampler = make_sampler(spec, sf.seed, sf.sampler_seeding, sf.space,
+                                 sf.baseline_params, sf.planned_pairs)
+    return replace(sf, sampler=spec)
+
+
+def _record_sampler_changes(study: optuna.Study, sf: StudyFile) -> None:
+    """Where this worker goes on with other sampler settings (kind, options, answer)
+    than the study recorded, record them: the record becomes this file's, the one it
+    replaces moves to the record's ``earlier`` list with the trial number it held
+    until, and the answers (``export``, ``report``) use the new settings, as the
+    sampler now does; a warning (logger ``heurtune``) names what changed. Called only
+    when this worker will play trials: a finished study is answered as it ran."""
+    record = study.user_attrs.get(schema.SAMPLER)
+    if not isinstance(record, dict):  # recorded by an older heurtune: nothing to compare
+        return
+    changed = _sampler_changes(record, sf.sampler, sf.answer)
+    if not changed:
+        return
+    since = len(study.get_trials(deepcopy=False))
+    earlier = record.get("earlier")
+    earlier = [e for e in earlier if isinstance(e, dict)] if isinstance(earlier, list) else []
+    earlier.append({k: v for k, v in record.items() if k != "earlier"} | {"until_trial": since})
+    study.set_user_attr(schema.SAMPLER, {**record, "kind": sf.sampler.kind,
+                                         "options": sf.sampler.recorded(), "answer": sf.answer,
+                                         "planned_pairs": sf.planned_pairs, "earlier": earlier})
+    log.warning("study %r goes on with other sampler settings than it recorded (%s): "
+                "recorded from trial %d on, and its answers use them",
+                study.study_name, "; ".join(changed), since)
 
 
 def _sampler_changes(record: dict[str, Any], spec: SamplerSpec, answer: str) -> list[str]:
@@ -724,17 +729,17 @@ def _sampler_changes(record: dict[str, Any], spec: SamplerSpec, answer: str) -> 
     ``name old -> new`` per setting (options of a recorded kind read as
     :meth:`~heurtune.tuning.samplers.SamplerSpec.from_record` reads them)."""
     kind = record.get("kind", "tpe")
+    options = record.get("options")
     if kind != spec.kind:
-        before: dict[str, Any] = {}
         changed = [f"kind {kind} -> {spec.kind}"]
     else:
         try:
-            before = dict(SamplerSpec.from_record(kind, record.get("options") or {},
-                                                  "record").options)
+            before = dict(SamplerSpec.from_record(
+                kind, options if isinstance(options, dict) else {}, "record").options)
+            changed = [f"{k} {before.get(k)} -> {v}" for k, v in spec.options.items()
+                       if before.get(k) != v]
         except HeurtuneError:  # a record this heurtune cannot read: replaced whole
-            before = {}
-        changed = [f"{k} {before.get(k)} -> {v}" for k, v in spec.options.items()
-                   if before.get(k) != v]
+            changed = ["options (a record this heurtune cannot read) replaced"]
     if record.get("answer", "auto") != answer:
         changed.append(f"answer {record.get('answer', 'auto')} -> {answer}")
     return changed

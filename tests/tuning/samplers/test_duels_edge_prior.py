@@ -181,7 +181,7 @@ def test_the_default_widens_from_eight_parameters_on_and_waits_for_both_gates_be
         monkeypatch) -> None:
     """``edge_prior = -1``, the default: 4 in 8 or more searched parameters at once;
     below, 4 once the model holds 8 duels per coefficient and along a slope 1 sd sure
-    (docs/results/optimisers.md, "Below 8 parameters: both gates"); ``edge_prior = 0``
+    (docs/results/optimisers.md, "Below 8 parameters: the second rule"); ``edge_prior = 0``
     as on 2026-11-27 (4 from 8 on, off below, no gates); a value set is kept in any
     number of parameters, and so are the gates' options where set."""
     import heurtune.tuning.samplers.duels as duels_module
@@ -262,3 +262,11 @@ def test_a_record_of_an_older_study_means_the_former_default() -> None:
     assert spec.resuming({"z": 1.0}).options["edge_prior"] == 1.0
     set_four = SamplerSpec.parse("duels", {"edge_prior": 4.0}, "t")
     assert set_four.resuming({}) is set_four
+    # only a value that was a default in its day is kept: a study that set 4 and a
+    # file that no longer does is a change (the study records it), and a file that
+    # sets the new default explicitly has it
+    assert spec.resuming({**spec.recorded(), "edge_prior": 4.0}) is spec
+    explicit = SamplerSpec.parse("duels", {"edge_prior": -1}, "t")
+    assert explicit.resuming({**spec.recorded(), "edge_prior": 0.0}) is explicit
+    assert explicit.resuming({}) is explicit
+    assert spec.given_names == frozenset() and explicit.given_names == {"edge_prior"}

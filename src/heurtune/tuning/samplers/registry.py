@@ -98,9 +98,11 @@ class SamplerKind:
     ``requires``: an optional package, and the line that says how to install it;
     ``former_defaults``: options whose default has changed, with the value in effect
     for studies recorded before a study's record held every option (those recorded
-    only the options given, so a missing option there means this value); a study
-    resumed by a file that leaves such an option at its default goes on with the
-    value it began with (:meth:`SamplerSpec.resuming`)."""
+    only the options given, so a missing option there means this value);
+    ``past_defaults``: for such options, the values that were their default on some
+    day since records held every option. A study resumed by a file that does not set
+    such an option goes on with the value it began with where that was a default of
+    its day (:meth:`SamplerSpec.resuming`)."""
 
     name: str
     options: Mapping[str, Option]
@@ -111,6 +113,7 @@ class SamplerKind:
     # it needs objective = "positions" (a deterministic loss; heurtune.tuning.positions)
     positions_only: bool = False
     former_defaults: Mapping[str, Any] = field(default_factory=dict)
+    past_defaults: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def load_factory(self) -> Factory:
         module, _, attr = self.factory.partition(":")
@@ -171,10 +174,10 @@ KINDS: tuple[SamplerKind, ...] = (
         "edge_prior": Option(float, -1.0, 1.0, 1e4, special=(-1.0, 0.0),
                              help="prior: the gradient's prior variance this many times "
                                   "wider along coordinates whose fitted maximum lies at the "
-                                  "box's edge, curved (1: the prior as it is; -1: 4, and "
-                                  "below 8 parameters searched only as edge_prior_after = 8 "
-                                  "and edge_prior_slope_z = 1 allow where those are 0; 0: "
-                                  "as on 2026-11-27, 4 from 8 parameters on, else 1)"),
+                                  "box's edge, curved (1: the prior as it is; -1: 4, below 8 "
+                                  "searched parameters only once edge_prior_after = 8 and "
+                                  "edge_prior_slope_z = 1 allow, where those are left at 0; "
+                                  "0: as on 2026-11-27, 4 from 8 parameters on, else 1)"),
         "edge_prior_after": Option(float, 0.0, 0.0, 1e4,
                                    help="prior: widened at the edge only once the model holds "
                                         "this many duels per coefficient (0: at once, or 8 "
@@ -209,7 +212,7 @@ KINDS: tuple[SamplerKind, ...] = (
         "heurtune.tuning.samplers.duels:make", duels=True,
         # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45),
         # whose studies were the first to record every option (0 that day)
-        former_defaults={"edge_prior": 1.0}),
+        former_defaults={"edge_prior": 1.0}, past_defaults={"edge_prior": (0.0,)}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {
@@ -229,6 +232,8 @@ class SamplerSpec:
 
     kind: str = "tpe"
     options: Mapping[str, Any] = field(default_factory=dict)
+    # the options its study file (or record) set; the rest are defaults
+    given_names: frozenset[str] = field(default=frozenset(), compare=False)
 
     @classmethod
     def parse(cls, kind: str, options: Mapping[str, Any], where: str) -> SamplerSpec:
@@ -242,7 +247,7 @@ class SamplerSpec:
         values = {name: opt.default for name, opt in table.items()}
         for name, value in options.items():
             values[name] = table[name].validate(name, value, where)
-        return cls(kind, values)
+        return cls(kind, values, frozenset(options))
 
     @property
     def positions_only(self) -> bool:
@@ -274,14 +279,25 @@ class SamplerSpec:
 
     def resuming(self, options: Mapping[str, Any]) -> SamplerSpec:
         """This study file's sampler for a study of the same kind that recorded
-        ``options``: where this file leaves an option whose default has changed
-        (one with a former default) at its default, the value the study began with:
-        the record's, or the former default where the record lacks it (the study
-        goes on as it began); else this spec as it is."""
-        table, former = SAMPLERS[self.kind].options, SAMPLERS[self.kind].former_defaults
-        kept = {k: options.get(k, v) for k, v in former.items()
-                if self.options[k] == table[k].default}
-        kept = {k: v for k, v in kept.items() if v != self.options[k]}
+        ``options``: an option whose default has changed and that this file does not
+        set goes on with the value the study began with where that was a default in
+        its day: the former default where the record lacks the option (recorded
+        before records held every option), the record's value where it is one of the
+        option's past defaults; else this spec as it is (a value the study set and
+        this file no longer does is a change, which the study records)."""
+        kind = SAMPLERS[self.kind]
+        kept: dict[str, Any] = {}
+        for name, former in kind.former_defaults.items():
+            if name in self.given_names:
+                continue
+            if name not in options:
+                value = former
+            elif options[name] in kind.past_defaults.get(name, ()):
+                value = kind.options[name].validate(name, options[name], "the study's record")
+            else:
+                continue
+            if value != self.options[name]:
+                kept[name] = value
         return replace(self, options={**self.options, **kept}) if kept else self
 
 

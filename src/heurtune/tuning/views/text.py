@@ -272,11 +272,9 @@ def sampler_changes_text(record: Any) -> str:
     (its sampler record's ``earlier`` list), which settings held until which trial,
     as a parenthesis; empty where they never changed."""
     earlier = record.get("earlier") if isinstance(record, Mapping) else None
-    if not earlier:
-        return ""
-    held = ", ".join(f"{e.get('kind', '?')} until trial {e.get('until_trial', '?')}"
-                     for e in earlier if isinstance(e, Mapping))
-    return f" (its settings changed on resuming; before: {held})"
+    held = [f"{e.get('kind', '?')} until trial {e.get('until_trial', '?')}"
+            for e in (earlier if isinstance(earlier, list) else []) if isinstance(e, Mapping)]
+    return f" (its settings changed on resuming; before: {', '.join(held)})" if held else ""
 
 
 def environment_text(attrs: Mapping[str, Any]) -> str:
