@@ -473,7 +473,7 @@ def test_a_study_resumed_with_other_sampler_settings_records_them(tmp_path, caps
     facts = dict(study_facts(optuna.load_study(study_name="t", storage=url), None))
     assert facts["budget"].startswith(
         "6 trials, sampler tpe (its settings changed on resuming; before: tpe until trial 3, "
-        "random until trial 4, tpe until trial 5), pruner")
+        "random until trial 4, tpe (n_startup_trials 2) until trial 5), pruner")
 
 
 def test_a_study_of_the_day_before_goes_on_with_its_edge_prior_below_eight_parameters(
@@ -520,3 +520,14 @@ def test_a_study_of_the_day_before_goes_on_with_its_edge_prior_below_eight_param
     assert code == 0, err
     assert "(edge_prior 0.0 -> -1.0): recorded from trial 3 on" in err
     assert seen and set(seen) == {(4.0, 112, 1.0)}
+
+
+def test_the_facts_read_a_malformed_sampler_history_without_failing() -> None:
+    from heurtune.tuning.views.text import sampler_changes_text
+    for earlier in (5, None, {"kind": "tpe"}, "tpe", [1, "x"], []):
+        assert sampler_changes_text({"kind": "tpe", "earlier": earlier}) == ""
+    assert sampler_changes_text(None) == "" and sampler_changes_text([]) == ""
+    record = {"kind": "duels", "options": {"edge_prior": 4.0, "z": 1.0},
+              "earlier": [{"kind": "duels", "options": {"z": 1.0}, "until_trial": 7}]}
+    assert sampler_changes_text(record) == (
+        " (its settings changed on resuming; before: duels (edge_prior default) until trial 7)")

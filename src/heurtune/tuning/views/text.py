@@ -269,12 +269,23 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
 
 def sampler_changes_text(record: Any) -> str:
     """Where a study was resumed with other sampler settings than it began with
-    (its sampler record's ``earlier`` list), which settings held until which trial,
-    as a parenthesis; empty where they never changed."""
+    (its sampler record's ``earlier`` list), which settings held until which trial
+    (the kind, and the options that differ from those that followed), as a
+    parenthesis; empty where they never changed."""
     earlier = record.get("earlier") if isinstance(record, Mapping) else None
-    held = [f"{e.get('kind', '?')} until trial {e.get('until_trial', '?')}"
-            for e in (earlier if isinstance(earlier, list) else []) if isinstance(e, Mapping)]
-    return f" (its settings changed on resuming; before: {', '.join(held)})" if held else ""
+    held = [e for e in (earlier if isinstance(earlier, list) else []) if isinstance(e, Mapping)]
+    if not held:
+        return ""
+    parts = []
+    for e, after in zip(held, [*held[1:], record], strict=True):
+        mine, next_ = e.get("options"), after.get("options")
+        mine = mine if isinstance(mine, Mapping) else {}
+        next_ = next_ if isinstance(next_, Mapping) else {}
+        differ = ([f"{k} {mine.get(k, 'default')}" for k in sorted(set(mine) | set(next_))
+                   if mine.get(k) != next_.get(k)] if e.get("kind") == after.get("kind") else [])
+        options = f" ({', '.join(differ)})" if differ else ""
+        parts.append(f"{e.get('kind', '?')}{options} until trial {e.get('until_trial', '?')}")
+    return f" (its settings changed on resuming; before: {', '.join(parts)})"
 
 
 def environment_text(attrs: Mapping[str, Any]) -> str:
