@@ -531,3 +531,19 @@ def test_the_facts_read_a_malformed_sampler_history_without_failing() -> None:
               "earlier": [{"kind": "duels", "options": {"z": 1.0}, "until_trial": 7}]}
     assert sampler_changes_text(record) == (
         " (its settings changed on resuming; before: duels (edge_prior default) until trial 7)")
+
+
+def test_a_sampler_change_is_read_off_the_record_as_the_answers_read_it() -> None:
+    from heurtune.tuning.run import _sampler_changes
+    from heurtune.tuning.samplers import SamplerSpec
+    tpe = SamplerSpec.parse("tpe", {}, "t")
+    assert _sampler_changes({"kind": "tpe", "options": {}, "answer": "auto"}, tpe, "auto") == []
+    assert _sampler_changes({}, tpe, "auto") == []  # an old record: TPE, auto
+    assert _sampler_changes({"kind": "random"}, tpe, "model") == [
+        "kind random -> tpe", "answer auto -> model"]
+    assert _sampler_changes({"kind": "tpe", "options": {"n_startup_trials": 3}}, tpe, "auto") \
+        == ["n_startup_trials 3 -> 10"]
+    for bad in ({"kind": "nope"}, {"kind": "tpe", "options": {"x": 1}},
+                {"kind": "tpe", "planned_pairs": "many"}):
+        assert _sampler_changes(bad, tpe, "auto") == [
+            "options (a record this heurtune cannot read) replaced"]

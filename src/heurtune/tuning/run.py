@@ -53,7 +53,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.match import MatchRunner, MatchSpec, PairResult, check_jobs, stats_of
 from heurtune.match.positions import load_positions
 from heurtune.tuning._experimental import experimental_ok
-from heurtune.tuning.after.answers import Answer, default_answer
+from heurtune.tuning.after.answers import Answer, default_answer, recorded_sampler
 from heurtune.tuning.after.confirm import needs_confirmation
 from heurtune.tuning.positions import PositionsFit
 from heurtune.tuning.pruners import CheckpointPruner, make_pruner, trial_order
@@ -725,23 +725,20 @@ def _record_sampler_changes(study: optuna.Study, sf: StudyFile) -> None:
 
 
 def _sampler_changes(record: dict[str, Any], spec: SamplerSpec, answer: str) -> list[str]:
-    """What ``spec`` and ``answer`` change in a study's sampler ``record``, one
-    ``name old -> new`` per setting (options of a recorded kind read as
-    :meth:`~heurtune.tuning.samplers.SamplerSpec.from_record` reads them)."""
-    kind = record.get("kind", "tpe")
-    options = record.get("options")
-    if kind != spec.kind:
-        changed = [f"kind {kind} -> {spec.kind}"]
+    """What ``spec`` and ``answer`` change in a study's sampler ``record`` (read as
+    the answers read it: :func:`~heurtune.tuning.after.answers.recorded_sampler`), one
+    ``name old -> new`` per setting."""
+    before_answer = record.get("answer", "auto")
+    try:
+        before, before_answer, _planned = recorded_sampler(record, "record")
+    except (HeurtuneError, TypeError, ValueError):  # a record this heurtune cannot read
+        changed = ["options (a record this heurtune cannot read) replaced"]
     else:
-        try:
-            before = dict(SamplerSpec.from_record(
-                kind, options if isinstance(options, dict) else {}, "record").options)
-            changed = [f"{k} {before.get(k)} -> {v}" for k, v in spec.options.items()
-                       if before.get(k) != v]
-        except HeurtuneError:  # a record this heurtune cannot read: replaced whole
-            changed = ["options (a record this heurtune cannot read) replaced"]
-    if record.get("answer", "auto") != answer:
-        changed.append(f"answer {record.get('answer', 'auto')} -> {answer}")
+        changed = ([f"kind {before.kind} -> {spec.kind}"] if before.kind != spec.kind else
+                   [f"{k} {before.options.get(k)} -> {v}" for k, v in spec.options.items()
+                    if before.options.get(k) != v])
+    if before_answer != answer:
+        changed.append(f"answer {before_answer} -> {answer}")
     return changed
 
 

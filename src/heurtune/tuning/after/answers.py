@@ -100,12 +100,21 @@ def study_space(base: EngineConfig, trials: Sequence[FrozenTrial]) -> ParamSpace
 
 
 def sampler_spec(study: optuna.Study) -> tuple[SamplerSpec, str, int]:
-    """The study's sampler, its answer setting and the pairs it planned (studies
-    recorded before samplers had options: TPE, ``auto``)."""
-    attr = study.user_attrs.get(schema.SAMPLER) or {}
-    spec = SamplerSpec.from_record(attr.get("kind", "tpe"), attr.get("options", {}),
-                                   f"study {study.study_name!r}")
-    return spec, attr.get("answer", "auto"), int(attr.get("planned_pairs", 0))
+    """The study's sampler, its answer setting and the pairs it planned
+    (:func:`recorded_sampler` of its record)."""
+    return recorded_sampler(study.user_attrs.get(schema.SAMPLER) or {},
+                            f"study {study.study_name!r}")
+
+
+def recorded_sampler(record: Mapping[str, Any], where: str) -> tuple[SamplerSpec, str, int]:
+    """A study's sampler record read: the sampler (options as
+    :meth:`~heurtune.tuning.samplers.SamplerSpec.from_record` reads them), its answer
+    setting and the pairs it planned (studies recorded before samplers had options:
+    TPE, ``auto``). One clear :class:`HeurtuneError` where the record cannot be read."""
+    options = record.get("options", {})
+    spec = SamplerSpec.from_record(record.get("kind", "tpe"),
+                                   options if isinstance(options, Mapping) else {}, where)
+    return spec, record.get("answer", "auto"), int(record.get("planned_pairs", 0))
 
 
 def _top_mean(space: ParamSpace, ranked: Sequence[FrozenTrial]) -> dict[str, Value]:
