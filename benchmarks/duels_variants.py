@@ -351,6 +351,33 @@ STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
 
 
+def kept_answer(share: float, above_prior: bool = False) -> Answer:
+    """The sampler's answer, then moved toward the model's maximum as far as the lower
+    bound on the gain over the baseline stays at least ``share`` of the highest lower
+    bound in the box (the point of highest mean gain on that segment that keeps it):
+    where the answer is surely far ahead of the baseline, it gives up part of that
+    certainty for mean gain; where it is barely ahead, hardly any. ``above_prior``:
+    the bound kept at least the prior's distance of the baseline below the optimum
+    (``start_elo``) too, so the answer moves only where the data say the baseline lies
+    surely farther below than the prior assumed."""
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        point = current_answer(model, low, high, centre)
+        best = model.recommend(low, high, Z, centre)
+        sure = best[1] - Z * best[2]
+        if sure <= 0.0:
+            return point
+        floor = max(share * sure, model.start_elo if above_prior else 0.0)
+        top, top_mean = point, model.gain(point)[0]
+        for t in np.linspace(0.0, 1.0, 101)[1:]:
+            trial = point + t * (centre - point)
+            mean, sd = model.gain(trial)
+            if mean - Z * sd >= floor and mean > top_mean:
+                top, top_mean = trial, mean
+        return top
+    return answer
+
+
 def stepped_first_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                          centre: np.ndarray) -> np.ndarray:
     """``step-0.8`` the other way round: the lower bound's point stepped toward the
@@ -516,6 +543,13 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "step-0.7": Variant(answer=guarded_answer(EDGE_MOVE_SD, 0.7)),
             "step-flat": Variant(answer=guarded_answer(EDGE_MOVE_SD, STEP_TRIED, scaled=False)),
             "step-first": Variant(answer=stepped_first_answer),
+            "keep-0.5": Variant(answer=kept_answer(0.5)),
+            "keep-0.75": Variant(answer=kept_answer(0.75)),
+            "keep-0.9": Variant(answer=kept_answer(0.9)),
+            "keep-0.95": Variant(answer=kept_answer(0.95)),
+            "keep-0.5-prior": Variant(answer=kept_answer(0.5, True)),
+            "keep-0.25-prior": Variant(answer=kept_answer(0.25, True)),
+            "keep-0-prior": Variant(answer=kept_answer(0.0, True)),
             "gain-every-5": Variant(gain_every=5, gain_phase=3),
             "gain-every-3": Variant(gain_every=3, gain_phase=1),
             "start-elo-4": Variant(start_elo=4.0), "start-elo-8": Variant(start_elo=8.0),

@@ -543,3 +543,42 @@ def test_the_stand_in_resolves_edge_prior_as_the_sampler_does(monkeypatch) -> No
         seen.clear()
         module.run(CASES[case], module.VARIANTS["current"], 0, 1000)
         assert seen and set(seen) == {expected}
+
+
+def test_kept_answers_trade_part_of_the_sure_gain_for_mean_gain_toward_the_maximum() -> None:
+    """``keep-S``: from the sampler's answer toward the model's maximum, the highest mean
+    gain whose lower bound keeps S of the box's highest; ``-prior`` also keeps the
+    prior's start distance. Read off the stand-in's own ``far`` run."""
+    m = _module()
+    from heurtune.engine.heuristics.oracle import CASES
+    seen: list[tuple[int, dict[str, np.ndarray], float, float, float]] = []
+
+    def read(games: int, model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+             centre: np.ndarray) -> None:
+        answers = {name: m.VARIANTS[name].answer(model, low, high, centre)
+                   for name in ("current", "keep-0.5", "keep-0.9", "keep-0.5-prior")}
+        best = model.recommend(low, high, 1.0, centre)
+        base = answers["current"]
+        for name, point in answers.items():
+            mean, sd = model.gain(point)
+            assert mean >= model.gain(base)[0] - 1e-9, name
+            step = point - base
+            along = centre - base
+            if step.any():  # on the segment from the answer to the maximum
+                t = float(step @ along / (along @ along))
+                assert 0.0 < t <= 1.0 + 1e-9 and np.allclose(step, t * along), name
+                share = 0.5 if name.startswith("keep-0.5") else 0.9
+                floor = share * (best[1] - best[2])
+                if name.endswith("-prior"):
+                    floor = max(floor, model.start_elo)
+                assert mean - sd >= floor - 1e-9, name
+        dist = {n: float(np.abs(p - base).max()) for n, p in answers.items()}
+        assert dist["keep-0.5"] >= dist["keep-0.9"] - 1e-12
+        assert dist["keep-0.5"] >= dist["keep-0.5-prior"] - 1e-12
+        seen.append((games, answers, dist["keep-0.5"], dist["keep-0.9"], best[1] - best[2]))
+
+    m.run(CASES["far"], m.VARIANTS["current"], 0, 8000, aligned=True, on_checkpoint=read)
+    assert [s[0] for s in seen] == [1000, 1414, 2000, 2828, 4000, 5657, 8000]
+    # far from the baseline and sure of it, the answer moves toward the maximum
+    assert any(s[2] > 0.01 for s in seen)
+    assert any(s[2] > s[3] + 1e-6 for s in seen)
