@@ -195,6 +195,11 @@ SETUPS: dict[str, Setup] = {
     # the five of `morris` and `move_double_mills`
     "morris-six": morris_setup(MORRIS_FIVE + ("move_double_mills",),
                                "six of phased's moving-phase weights"),
+    # (not in the default command) seven of phased's weights, one below the threshold
+    # of `edge_prior`'s default (docs/results/optimisers.md, "Real games in seven
+    # parameters"): the moving phase's seven
+    "morris-seven": morris_setup(MORRIS_FIVE + ("move_double_mills", "move_mobility"),
+                                 "the seven moving-phase weights of phased"),
     # (not in the default command) eight of phased's weights, for the default of
     # `edge_prior` by the number of parameters (docs/results/optimisers.md, "A default
     # by the number of parameters"): the five above, the two other moving-phase

@@ -116,3 +116,19 @@ def test_paired_samplers_match_on_game_seed_and_budget(tmp_path: Path) -> None:
                               check=False)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert "--paired" in proc.stderr.splitlines()[-1]
+
+
+def test_every_setups_box_holds_its_defaults_and_reference_in_the_heuristics_ranges() -> None:
+    from heurtune.engine.heuristic import get_heuristic
+    from tests.helpers import load_script
+    m = load_script("real_optimisers")
+    assert len(m.SETUPS["morris-six"].box) == 6 and len(m.SETUPS["morris-seven"].box) == 7
+    assert len(m.SETUPS["morris-eight"].box) == 8
+    for name, setup in m.SETUPS.items():
+        space = {p.name: p for p in get_heuristic(setup.game, setup.heuristic).space.params}
+        for param, (low, high) in setup.box.items():
+            p = space[param]
+            assert p.low <= low < high <= p.high, (name, param)
+            assert low <= float(p.default) <= high, (name, param)
+            if param in setup.reference:
+                assert low <= setup.reference[param] <= high, (name, param)
