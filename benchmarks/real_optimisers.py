@@ -196,8 +196,8 @@ SETUPS: dict[str, Setup] = {
     "morris-six": morris_setup(MORRIS_FIVE + ("move_double_mills",),
                                "six of phased's moving-phase weights"),
     # (not in the default command) seven of phased's weights, one below the threshold
-    # of `edge_prior`'s default (docs/results/optimisers.md, "Real games in seven
-    # parameters"): the moving phase's seven
+    # of `edge_prior`'s default (docs/results/optimisers.md, "Checks of the default
+    # below 8 parameters"): the moving phase's seven
     "morris-seven": morris_setup(MORRIS_FIVE + ("move_double_mills", "move_mobility"),
                                  "the seven moving-phase weights of phased"),
     # (not in the default command) eight of phased's weights, for the default of
