@@ -73,7 +73,7 @@ from heurtune.match.oracle import GAME, OracleRunner, oracle_game
 from heurtune.tomlio import write_toml
 from heurtune.tuning import tune
 from heurtune.tuning.after.answers import study_answers
-from heurtune.tuning.samplers import SAMPLERS, SamplerSpec
+from heurtune.tuning.samplers import DISAGREE_Z, SAMPLERS, SamplerSpec, disagreement
 from heurtune.tuning.study import load_study, open_storage
 from heurtune.tuning.study.environment import environment
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
@@ -255,6 +255,13 @@ def calibration(points: list[dict[str, Any]], z: float) -> dict[str, Any]:
                 [p["measured_gain_ci"][0] <= p["truth"] for p in measured])), 3)
             out["measured_median_width"] = round(float(np.median(
                 [p["measured_gain_ci"][1] - p["measured_gain_ci"][0] for p in measured])), 1)
+            # where tune says the two gains disagree (heurtune.tuning.samplers.disagreement)
+            apart = [d for d in (disagreement(p) for p in measured) if d is not None]
+            if apart:
+                out["disagree_share"] = round(float(np.mean(
+                    [abs(d) >= DISAGREE_Z for d in apart])), 3)
+                out["disagree_above_share"] = round(float(np.mean(
+                    [d >= DISAGREE_Z for d in apart])), 3)
     return out
 
 

@@ -156,6 +156,38 @@ def measured_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
                         games)
 
 
+# the measured gain and the model's disagree where they lie this many sd apart (their
+# errors combined): on the simulated oracle's fine-tuning cases, whose landscapes are
+# the model's bowl, almost never; on real Morris and Isolation boxes and the oracle's
+# ``broad`` case, where the model underrates its answer, often
+# (docs/results/optimisers.md, "When the model's gain and the measured one disagree")
+DISAGREE_Z = 3.0
+
+
+def disagreement(detail: Mapping[str, Any]) -> float | None:
+    """How many sd the measured gain of an answer lies above (negative: below) its
+    model-based gain, from its ``detail`` (:meth:`DuelsSampler.answer`): the
+    difference over the root of the two variances, the measured one read off its 95%
+    interval on the side toward the model; None where either gain is missing or the
+    answer is the baseline."""
+    if detail.get("is_baseline"):
+        return None
+    model, sd = detail.get("model_gain"), detail.get("model_gain_sd")
+    measured, ci = detail.get("measured_gain"), detail.get("measured_gain_ci")
+    if model is None or sd is None or measured is None or not ci or len(ci) != 2:
+        return None
+    try:
+        model, sd, measured = float(model), float(sd), float(measured)
+        low, high = float(ci[0]), float(ci[1])
+    except (TypeError, ValueError):
+        return None
+    se = ((measured - low) if measured > model else (high - measured)) / 1.96
+    spread = math.sqrt(max(sd, 0.0) ** 2 + max(se, 0.0) ** 2)
+    if not math.isfinite(spread) or spread <= 0.0:
+        return None
+    return (measured - model) / spread
+
+
 def duel_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
                 plus_side: np.ndarray, low: np.ndarray, high: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
