@@ -60,7 +60,13 @@ class Tune(Command):
         from heurtune.cli.results import run_confirmation
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.studyfile import check_study_name
-        from heurtune.tuning.views import bounds_text, gain_text, params_text, positions_text
+        from heurtune.tuning.views import (
+            bounds_text,
+            fit_text,
+            gain_text,
+            params_text,
+            positions_text,
+        )
 
         sf = load_study_file(args.study_file)
         dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
@@ -111,6 +117,9 @@ class Tune(Command):
             gain = gain_text(found.detail)
             print(f"{found.label}: {params_text(found.params)}"
                   + (f" (gain over the baseline: {gain})" if gain else ""))
+            fit = fit_text(found.detail)
+            if fit:
+                print(f"{found.label}: {fit}")
             bounds = bounds_text(found.detail, len(found.params))
             if bounds:
                 print(f"{found.label}: {bounds}")

@@ -16,7 +16,7 @@ from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchStats, elo_text
 from heurtune.tuning.after.answers import Answer, default_answer
-from heurtune.tuning.samplers import MANY_PARAMETERS, is_holdout
+from heurtune.tuning.samplers import DISAGREE_Z, MANY_PARAMETERS, disagreement, is_holdout
 from heurtune.tuning.study import (
     Verdict,
     best_match_trial,
@@ -121,6 +121,27 @@ def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     return (f"the best may lie beyond {where}: the model's gain still rises through it "
             f"(widen the range and tune again; where the bound is a hard limit, tune "
             f"with {how})")
+
+
+def fit_text(detail: Mapping[str, Any]) -> str:
+    """One sentence where an answer's measured gain (held-out duels the model never
+    fitted) and its model-based gain lie :data:`~heurtune.tuning.samplers.DISAGREE_Z`
+    sd or more apart (:func:`~heurtune.tuning.samplers.disagreement`); empty
+    otherwise. Measured above the model: the landscape is not the bowl the model fits
+    (on real Morris and Isolation boxes and the oracle's ``broad`` case, where a broad
+    search found more); below it: the model overrates its answer
+    (docs/results/optimisers.md, "When the model's gain and the measured one
+    disagree")."""
+    apart = disagreement(detail)
+    if apart is None or abs(apart) < DISAGREE_Z:
+        return ""
+    said = (f"the held-out duels measure {detail['measured_gain'] + 0.0:+.1f} Elo where the "
+            f"model predicts {detail['model_gain'] + 0.0:+.1f} ({abs(apart):.1f} sd apart)")
+    if apart > 0:
+        return (f"{said}: the landscape is not the bowl the model fits, so read the measured "
+                f"gain; where the weights may lie far from good ones, a broad search "
+                f"(search = \"broad\") may find more")
+    return f"{said}: the model overrates its answer; read the measured gain and confirm it"
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
@@ -236,8 +257,10 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     answer = unconfirmed_answer(study)
     gain = gain_text(answer.detail) if answer is not None else ""
     bounds = bounds_text(answer.detail, len(answer.params)) if answer is not None else ""
+    fit = fit_text(answer.detail) if answer is not None else ""
     answer_row = ([(f"answer {answer.name}", params_text(answer.params)
                     + (f"; gain over the baseline: {gain}" if gain else "")
+                    + (f"; {fit}" if fit else "")
                     + (f"; {bounds}" if bounds else ""))]
                   if answer is not None else [])
     return [
