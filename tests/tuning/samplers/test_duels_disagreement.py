@@ -37,8 +37,10 @@ def test_no_figure_without_both_gains_or_for_the_baseline() -> None:
     assert disagreement({**MORRIS, "is_baseline": True}) is None
     assert disagreement({**MORRIS, "measured_gain": None, "measured_gain_ci": None}) is None
     assert disagreement({**MORRIS, "model_gain": None}) is None
-    for ci in ([1.0], "x", [None, 2.0]):  # a malformed record reads as none
+    for ci in ([1.0], "xy", 5, [None, 2.0]):  # a malformed record reads as none
         assert disagreement({**MORRIS, "measured_gain_ci": ci}) is None
+    # an interval to infinity (a measured score of 0 or 1) says nothing
+    assert disagreement({**MORRIS, "measured_gain_ci": [-math.inf, math.inf]}) is None
     assert disagreement({**MORRIS, "model_gain_sd": 0.0, "measured_gain": 133.03,
                          "measured_gain_ci": [133.03, 133.03]}) is None
 

@@ -174,7 +174,8 @@ def disagreement(detail: Mapping[str, Any]) -> float | None:
         return None
     model, sd = detail.get("model_gain"), detail.get("model_gain_sd")
     measured, ci = detail.get("measured_gain"), detail.get("measured_gain_ci")
-    if model is None or sd is None or measured is None or not ci or len(ci) != 2:
+    if (model is None or sd is None or measured is None
+            or not isinstance(ci, (list, tuple)) or len(ci) != 2):
         return None
     try:
         model, sd, measured = float(model), float(sd), float(measured)
