@@ -351,12 +351,13 @@ def read_results(path: str) -> dict[str, Any]:
     return merged
 
 
-def read_results_pair(base_path: str, other_path: str, one_each: bool = False
+def read_results_pair(base_path: str, other_path: str, one_each: bool = False,
+                      same_case: bool = True
                       ) -> tuple[dict[str, Any], dict[str, Any], list[ResultsPair]]:
     """Two ``--out`` files and their optimisers side by side: those in both, or
-    (``one_each``, for files that must be of one case) where each holds just one,
-    those two whatever their names. One clear error where a file cannot be read, is
-    not such a file, the cases differ (``one_each``) or no optimiser pairs."""
+    (``one_each``) where each holds just one, those two whatever their names. One
+    clear error where a file cannot be read, is not such a file, the cases differ
+    (``one_each`` with ``same_case``) or no optimiser pairs."""
     base, other = read_results(base_path), read_results(other_path)
     try:
         b_res, o_res = base["results"], other["results"]
@@ -369,7 +370,7 @@ def read_results_pair(base_path: str, other_path: str, one_each: bool = False
         case = base["case"]
     except (KeyError, TypeError):
         raise HeurtuneError("not a results file of oracle.py --out") from None
-    if one_each and other.get("case") != case:
+    if one_each and same_case and other.get("case") != case:
         raise HeurtuneError(f"the files are of different cases ({case!r}, {other.get('case')!r})")
     if not pairs:
         raise HeurtuneError("no optimiser is in both results files")
@@ -377,11 +378,14 @@ def read_results_pair(base_path: str, other_path: str, one_each: bool = False
 
 
 def ratio_files(base_path: str, other_path: str) -> list[str]:
-    """Per optimiser in both files (written by ``--out``), its games to 1 Elo in
-    the second over the first, with :func:`crossing_ratio`'s interval."""
-    base, other, pairs = read_results_pair(base_path, other_path)
+    """Per optimiser in both files (written by ``--out``; where each holds just one,
+    those two whatever their names), its games to 1 Elo in the second over the first,
+    with :func:`crossing_ratio`'s interval."""
+    base, other, pairs = read_results_pair(base_path, other_path, one_each=True,
+                                           same_case=False)
     lines = []
-    for name, _, b, o, ab, ao in pairs:
+    for base_name, other_name, b, o, ab, ao in pairs:
+        name = base_name if base_name == other_name else f"{other_name} over {base_name}"
         if "losses" not in ab or "losses" not in ao or b["checkpoints"] != o["checkpoints"]:
             raise HeurtuneError(f"{name}: the files need per-seed losses at the same "
                                 "checkpoints (written by this version of oracle.py)")

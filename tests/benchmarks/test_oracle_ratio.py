@@ -238,3 +238,22 @@ def test_results_files_of_other_seeds_pool(tmp_path) -> None:
         proc = _run("--ratio", bad, str(c), cwd=tmp_path)
         assert proc.returncode == 2 and proc.stderr.startswith("oracle.py: error: ")
         assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_ratio_of_one_optimiser_each_whatever_their_names(tmp_path) -> None:
+    """Two files of one optimiser each (the default of one run against a variant
+    named otherwise in another) pair by position; with several, only by name."""
+    base = [[2.0, 1.5, 0.95, 0.5, 0.2]] * 10
+    other = [[2.0, 1.8, 1.5, 0.95, 0.4]] * 10
+    a = _results(tmp_path / "a.json", "fishtest", base, name="duels-edge-prior-off")
+    b = _results(tmp_path / "b.json", "far", other)
+    proc = _run("--ratio", str(a), str(b), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("duels over duels-edge-prior-off: far / fishtest games to "
+                                  "1 Elo 2.00 ")
+    two = json.loads(a.read_text())
+    two["results"]["spsa"] = two["results"]["duels-edge-prior-off"]
+    (tmp_path / "two.json").write_text(json.dumps(two))
+    proc = _run("--ratio", str(tmp_path / "two.json"), str(b), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "oracle.py: error: no optimiser is in both results files"
