@@ -351,17 +351,16 @@ def read_results(path: str) -> dict[str, Any]:
     return merged
 
 
-def read_results_pair(base_path: str, other_path: str, one_each: bool = False,
-                      same_case: bool = True
+def read_results_pair(base_path: str, other_path: str, same_case: bool = False
                       ) -> tuple[dict[str, Any], dict[str, Any], list[ResultsPair]]:
-    """Two ``--out`` files and their optimisers side by side: those in both, or
-    (``one_each``) where each holds just one, those two whatever their names. One
-    clear error where a file cannot be read, is not such a file, the cases differ
-    (``one_each`` with ``same_case``) or no optimiser pairs."""
+    """Two ``--out`` files and their optimisers side by side: where each holds just
+    one, those two whatever their names; else those in both. One clear error where a
+    file cannot be read, is not such a file, the cases differ (``same_case``) or no
+    optimiser pairs."""
     base, other = read_results(base_path), read_results(other_path)
     try:
         b_res, o_res = base["results"], other["results"]
-        if one_each and len(b_res) == 1 and len(o_res) == 1:
+        if len(b_res) == 1 and len(o_res) == 1:
             names = [(next(iter(b_res)), next(iter(o_res)))]
         else:
             names = [(n, n) for n in sorted(set(b_res) & set(o_res))]
@@ -370,7 +369,7 @@ def read_results_pair(base_path: str, other_path: str, one_each: bool = False,
         case = base["case"]
     except (KeyError, TypeError):
         raise HeurtuneError("not a results file of oracle.py --out") from None
-    if one_each and same_case and other.get("case") != case:
+    if same_case and other.get("case") != case:
         raise HeurtuneError(f"the files are of different cases ({case!r}, {other.get('case')!r})")
     if not pairs:
         raise HeurtuneError("no optimiser is in both results files")
@@ -381,8 +380,7 @@ def ratio_files(base_path: str, other_path: str) -> list[str]:
     """Per optimiser in both files (written by ``--out``; where each holds just one,
     those two whatever their names), its games to 1 Elo in the second over the first,
     with :func:`crossing_ratio`'s interval."""
-    base, other, pairs = read_results_pair(base_path, other_path, one_each=True,
-                                           same_case=False)
+    base, other, pairs = read_results_pair(base_path, other_path)
     lines = []
     for base_name, other_name, b, o, ab, ao in pairs:
         name = base_name if base_name == other_name else f"{other_name} over {base_name}"
@@ -445,7 +443,7 @@ def paired_files(base_path: str, other_path: str) -> list[str]:
     ``warning: ...`` says where they were not written with the same libraries on the
     same processor (:func:`versions_differ`), where a seed's duels go elsewhere and
     the differences are not paired."""
-    base, other, pairs = read_results_pair(base_path, other_path, one_each=True)
+    base, other, pairs = read_results_pair(base_path, other_path, same_case=True)
     if base.get("first_seed", 0) != other.get("first_seed", 0):
         raise HeurtuneError(f"the files start at different seeds ({base.get('first_seed', 0)}, "
                             f"{other.get('first_seed', 0)}): seed by seed they do not pair")
