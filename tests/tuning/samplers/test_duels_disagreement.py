@@ -12,9 +12,7 @@ import pytest
 from heurtune.tuning.after.answers import default_answer
 from heurtune.tuning.samplers import DISAGREE_Z, disagreement
 from heurtune.tuning.views import fit_text, study_facts
-from tests.tuning.samplers.test_samplers import oracle, oracle_study, run_oracle
-
-__all__ = ["oracle"]  # the fixture, used by name
+from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
 
 # a real Morris answer (morris-seven, seed 0, 8,000 games): the model +133.0 (sd 16.7),
 # the held-out duels +259.2 [+222.1, +302.2]; it confirmed at +250.8 on fresh games

@@ -15,7 +15,7 @@ import pytest
 
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.heuristics.oracle import CASES, loss
-from heurtune.match.oracle import OracleRunner, oracle_game
+from heurtune.match.oracle import OracleRunner
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchSpec
 from heurtune.match.stats import elo, score_interval
@@ -26,12 +26,6 @@ from heurtune.tuning.samplers.duels import NEAR
 from heurtune.tuning.study import duel_of, duel_seed, load_study, open_storage
 from heurtune.tuning.studyfile import load_study_file
 from tests.tuning.samplers.test_samplers import oracle_study
-
-
-@pytest.fixture
-def oracle() -> Iterator[None]:
-    with oracle_game():
-        yield
 
 
 def study_file(tmp_path: Path, case: str, seed: int, pairs: int = 16, options: str = "") -> str:

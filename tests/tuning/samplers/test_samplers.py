@@ -16,7 +16,7 @@ from heurtune.engine.config import EngineConfig
 from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace
 from heurtune.errors import HeurtuneError
-from heurtune.match.oracle import OracleRunner, oracle_game
+from heurtune.match.oracle import OracleRunner
 from heurtune.tuning import tune
 from heurtune.tuning.after.answers import _top_mean, default_answer, study_answers
 from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, SpsaSampler, check_space
@@ -152,12 +152,6 @@ def test_spsa_autoselect_reproduces_fishtest_figures() -> None:
     assert round(sampler.r, 6) == 0.003111
     assert sampler.c == pytest.approx(2 / 6)  # a sixth of the range, in unit coordinates
     assert abs(sampler.planned_games - 376_868) <= 60  # fishtest rounds r for display
-
-
-@pytest.fixture
-def oracle():
-    with oracle_game():
-        yield
 
 
 def oracle_study(tmp_path: Path, case: str, sampler: str, pairs: int, seed: int,
