@@ -18,5 +18,9 @@ def test_the_library_example_runs(tmp_path) -> None:
                for line in lines)
     assert "sampler: random, options {}; duels' default edge prior in 2 parameters: 4.0 after " \
         "8.0 duels per coefficient and 1.0 sd, in 8: 4.0 at once" in lines
+    assert ("gains: 5.0 sd apart; the held-out duels measure +259.2 Elo where the model "
+            "predicts +133.0 (5.0 sd apart): the landscape is not the bowl the model fits, "
+            "so read the measured gain; where the weights may lie far from good ones, a broad "
+            'search (search = "broad") may find more') in lines
     assert any(line.startswith("confirm: winner ") for line in lines)
     assert (tmp_path / "example-tuned.toml").is_file()
