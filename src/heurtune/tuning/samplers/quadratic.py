@@ -190,21 +190,35 @@ class QuadraticModel:
 
     @property
     def size(self) -> int:
-        return n_features(self.dim) + self.offsets
+        return self.feature_count + self.offsets
+
+    # -- the landscape's features: a subclass may add terms after these ---------
+    @property
+    def feature_count(self) -> int:
+        """Coefficients of the landscape (the opponents' offsets follow them)."""
+        return n_features(self.dim)
+
+    def features(self, d: np.ndarray) -> np.ndarray:
+        """The landscape's features of one point (:func:`features`)."""
+        return features(d)
+
+    def slope_features(self, point: np.ndarray, i: int) -> np.ndarray:
+        """Their derivative along coordinate ``i`` at ``point`` (:func:`slope_features`)."""
+        return slope_features(point, i)
 
     def add(self, obs: Observation) -> None:
         """Record one trial (refit with :meth:`fit`)."""
         if obs.games < 1:
             return
-        x = features(obs.plus)
+        x = self.features(obs.plus)
         if obs.minus is not None:
-            x = x - features(obs.minus)
+            x = x - self.features(obs.minus)
         row = np.zeros(self.size)
         row[:x.shape[0]] = x
         if obs.minus is None:
             if not 0 <= obs.opponent < self.offsets:
                 raise ValueError("a match observation needs an opponent offset")
-            row[n_features(self.dim) + obs.opponent] = 1.0
+            row[self.feature_count + obs.opponent] = 1.0
         elo, slope = score_to_elo(obs.score, obs.games)
         s = (obs.score * obs.games + 0.5) / (obs.games + 1.0)
         w = 1.0 / (s * (1.0 - s) / obs.games * slope * slope)  # a coin toss's variance
@@ -240,7 +254,7 @@ class QuadraticModel:
         d, elo = self.dim, self.elo_per_range * scale
         start = self.start_elo * (scale if start_scale is None else start_scale)
         mean = np.zeros(self.size)
-        var = np.empty(self.size)
+        var = np.ones(self.size)
         # optimum offset per coordinate with E[loss at the baseline] = start: a term
         # -elo (x - x*)^2 has gradient 2 elo x* at 0, and loses elo x*^2 there
         offset_var = start / (d * elo) if d else 1.0
@@ -250,7 +264,7 @@ class QuadraticModel:
         mean[d:2 * d] = -elo
         var[d:2 * d] = (self.curvature_sd * elo) ** 2
         var[2 * d:n_features(d)] = (self.interaction_sd * elo) ** 2
-        var[n_features(d):] = 1000.0 ** 2  # offsets: the baseline's Elo vs each opponent
+        var[self.feature_count:] = 1000.0 ** 2  # offsets: the baseline's Elo vs each opponent
         return mean, 1.0 / var
 
     def posterior(self, scale: float, start_scale: float | None = None
@@ -320,7 +334,7 @@ class QuadraticModel:
         """Posterior mean and sd of f(a) - f(b): the gain of ``a`` over ``b``, in Elo."""
         assert self.mean is not None and self.cov is not None
         x = np.zeros(self.size)
-        x[:n_features(self.dim)] = features(a) - features(b)
+        x[:self.feature_count] = self.features(a) - self.features(b)
         return float(x @ self.mean), math.sqrt(max(float(x @ self.cov @ x), 0.0))
 
     def slope(self, point: np.ndarray, i: int) -> tuple[float, float]:
@@ -328,7 +342,7 @@ class QuadraticModel:
         ``point``, in Elo per unit coordinate (half a range)."""
         assert self.mean is not None and self.cov is not None
         s = np.zeros(self.size)
-        s[:n_features(self.dim)] = slope_features(point, i)
+        s[:self.feature_count] = self.slope_features(point, i)
         return float(s @ self.mean), math.sqrt(max(float(s @ self.cov @ s), 0.0))
 
     def on_bounds(self, low: np.ndarray, high: np.ndarray, start: np.ndarray | None = None
@@ -413,12 +427,12 @@ class QuadraticModel:
         gain over the baseline, with that gain's mean and sd; the baseline (zero
         gain) where no bound is positive."""
         assert self.mean is not None and self.cov is not None
-        fcount = n_features(self.dim)
+        fcount = self.feature_count
         m = self.mean[:fcount]
         C = self.cov[:fcount, :fcount]
 
         def neg(x: np.ndarray) -> float:
-            f = features(x)
+            f = self.features(x)
             return -(float(f @ m) - z * math.sqrt(max(float(f @ C @ f), 1e-18)))
 
         best, best_value = np.zeros(self.dim), 0.0  # the baseline itself: exactly zero
