@@ -169,6 +169,13 @@ Variants (each changes one thing):
     ``edge-prior-4`` (``edge-prior-4-after-8``) only along coordinates where the plain
     fit's slope at the baseline toward the edge lies 1 posterior sd above zero (the
     sampler's ``edge_prior_slope_z``).
+``cubic`` / ``cubic-0.25``
+    the model with a cubic term per parameter (:class:`CubicModel`; the term's prior sd
+    1 or 0.25 times the curvature's guess): a landscape steeper on one side of its
+    optimum (``skewed``) within the model's reach, or so it was hoped (it is not:
+    docs/results/optimisers.md, "A model that fits asymmetry").
+``cubic-keep-0.75`` / ``cubic-0.25-keep-0.75``
+    either with the ``keep-0.75`` answer.
 """
 
 from __future__ import annotations
@@ -187,8 +194,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from scipy.optimize import minimize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # benchmarks/oracle.py: its checkpoints, its crossing points and the duels configuration
@@ -468,6 +477,56 @@ class AveragedModel(QuadraticModel):
         self.scale, self.start_scale = mode[1], mode[2]
 
 
+class CubicModel(QuadraticModel):
+    """The sampler's model with a cubic term per coordinate (``k_i d_i^3``), its prior
+    mean zero and sd ``cubic_sd`` times the curvature's guess (at the chosen scale): a
+    landscape steeper on one side of its optimum than on the other (``skewed``) can be
+    fitted, where a quadratic's maximum overshoots toward the flatter side. Its
+    maximum in the box is found numerically, from the quadratic part's. Duels only
+    (no opponents' offsets)."""
+
+    cubic_sd: float = 1.0
+
+    def __init__(self, dim: int, cubic_sd: float = 1.0, **kw: Any) -> None:
+        self.cubic_sd = cubic_sd
+        super().__init__(dim, **kw)
+        if self.offsets:
+            raise ValueError("the cubic stand-in model fits duels only")
+
+    @property
+    def feature_count(self) -> int:
+        return n_features(self.dim) + self.dim
+
+    def features(self, d: np.ndarray) -> np.ndarray:
+        return np.concatenate([super().features(d), d ** 3])
+
+    def slope_features(self, point: np.ndarray, i: int) -> np.ndarray:
+        s = np.zeros(self.feature_count)
+        s[:n_features(self.dim)] = super().slope_features(point, i)
+        s[n_features(self.dim) + i] = 3.0 * point[i] ** 2
+        return s
+
+    def _prior(self, scale: float, start_scale: float | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        mean, precision = super()._prior(scale, start_scale)
+        cubic = slice(n_features(self.dim), self.feature_count)
+        mean[cubic] = 0.0
+        precision[cubic] = 1.0 / (self.cubic_sd * self.elo_per_range * scale) ** 2
+        return mean, precision
+
+    def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
+        assert self.mean is not None
+        m = self.mean[:self.feature_count]
+        first = super().argmax_mean(low, high, start)  # the quadratic part's maximum
+        best, best_value = first, float(self.features(first) @ m)
+        for s in (first, np.clip(np.asarray(start, dtype=float), low, high)):
+            r = minimize(lambda x: -float(self.features(x) @ m), s, method="L-BFGS-B",
+                         bounds=list(zip(low, high, strict=True)))
+            if -float(r.fun) > best_value:
+                best, best_value = np.asarray(r.x), -float(r.fun)
+        return np.asarray(best)
+
+
 # The sampler's model as it was before 2026-11-24: one empirical-Bayes scale shared by
 # the curvature and the baseline's distance (separate scales never beat it)
 SharedScaleModel = partial(QuadraticModel, separate_margin=math.inf)
@@ -587,7 +646,12 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "path-10": Variant(path_share=0.1), "path-25": Variant(path_share=0.25),
             "path-50": Variant(path_share=0.5),
             "margin-1": Variant(model=partial(QuadraticModel, separate_margin=1.0)),
-            "margin-0": Variant(model=partial(QuadraticModel, separate_margin=0.0))}
+            "margin-0": Variant(model=partial(QuadraticModel, separate_margin=0.0)),
+            "cubic": Variant(model=CubicModel),
+            "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),
+            "cubic-0.25-keep-0.75": Variant(model=partial(CubicModel, cubic_sd=0.25),
+                                            answer=kept_answer(0.75)),
+            "cubic-keep-0.75": Variant(model=CubicModel, answer=kept_answer(0.75))}
 
 
 # -- one run -------------------------------------------------------------------

@@ -582,3 +582,47 @@ def test_kept_answers_trade_part_of_the_sure_gain_for_mean_gain_toward_the_maxim
     # far from the baseline and sure of it, the answer moves toward the maximum
     assert any(s[2] > 0.01 for s in seen)
     assert any(s[2] > s[3] + 1e-6 for s in seen)
+
+
+def _noiseless(model: QuadraticModel, truth, rng: np.random.Generator, duels: int = 400) -> None:
+    """``duels`` duels between random points of [-1, 1]^d scored as the truth says
+    (as Elo, converted to a mean score), many games each: nearly noiseless data."""
+    from heurtune.tuning.samplers.quadratic import Observation
+    for _ in range(duels):
+        a, b = rng.uniform(-1, 1, model.dim), rng.uniform(-1, 1, model.dim)
+        elo = truth(a) - truth(b)
+        model.add(Observation(a, b, 1.0 / (1.0 + 10.0 ** (-elo / 400.0)), 100_000))
+    model.fit()
+
+
+def test_cubic_model_fits_a_cubic_term_and_finds_its_maximum_in_the_box() -> None:
+    m = _module()
+    # one parameter: 3 d - 2 d^2 - 2 d^3, highest in [-1, 1] where 3 - 4 d - 6 d^2 = 0
+    top = (-4.0 + np.sqrt(88.0)) / 12.0  # 0.448
+    def truth(d):
+        return float(3 * d[0] - 2 * d[0] ** 2 - 2 * d[0] ** 3)
+    cubic = m.CubicModel(1, cubic_sd=4.0)
+    _noiseless(cubic, truth, np.random.default_rng(1))
+    assert cubic.feature_count == 3 and cubic.size == 3
+    assert np.allclose(cubic.mean, [3.0, -2.0, -2.0], atol=0.05)
+    low, high = np.array([-1.0]), np.array([1.0])
+    assert abs(cubic.argmax_mean(low, high, np.zeros(1))[0] - top) < 0.02
+    # the gain, its slope and the lower bound's point read the cubic term too
+    assert abs(cubic.gain(np.array([1.0]))[0] - (-1.0)) < 0.05
+    assert abs(cubic.slope(np.array([top]), 0)[0]) < 0.05
+    point, mean, _ = cubic.recommend(low, high, 1.0)
+    assert 0.3 < point[0] < 0.6 and abs(mean - truth(point)) < 0.05
+    # the quadratic model cannot: its gain at the box's edge is far off (-0.2 against -1)
+    plain = QuadraticModel(1)
+    _noiseless(plain, truth, np.random.default_rng(1))
+    assert abs(plain.gain(np.array([1.0]))[0] - (-1.0)) > 0.5
+
+
+def test_cubic_model_prior_is_the_quadratic_one_plus_a_zero_centred_cubic_term() -> None:
+    m = _module()
+    cubic, plain = m.CubicModel(3, cubic_sd=0.5), QuadraticModel(3)
+    cm, cp = cubic._prior(2.0, 1.0)
+    pm, pp = plain._prior(2.0, 1.0)
+    assert np.array_equal(cm[:9], pm) and np.array_equal(cp[:9], pp)
+    assert np.array_equal(cm[9:], np.zeros(3))
+    assert np.allclose(cp[9:], 1.0 / (0.5 * 2.0 * 2.0) ** 2)
