@@ -215,6 +215,8 @@ from heurtune.engine.heuristics.oracle import CASES, OracleCase  # noqa: E402
 from heurtune.errors import HeurtuneError  # noqa: E402
 from heurtune.match.oracle import game_scores  # noqa: E402
 from heurtune.match.play import mix_seed  # noqa: E402
+from heurtune.match.stats import elo as stats_elo  # noqa: E402
+from heurtune.match.stats import score_interval  # noqa: E402
 from heurtune.tuning.samplers import duels  # noqa: E402
 from heurtune.tuning.samplers.quadratic import (  # noqa: E402
     SCALES,
@@ -583,6 +585,14 @@ class Variant:
     # widened only along coordinates where the plain fit's slope at the baseline toward
     # the edge lies this many posterior sd above zero (None: wherever)
     edge_prior_slope_z: float | None = None
+    # the duels' trust radius (the sampler's ``radius`` option) for the duel points and
+    # the edge room of the fit; the answer's edge room stays the default radius's
+    radius: float = RADIUS
+    # the radius times this (0: never) from the first held-out duel at which the gain
+    # the held-out duels already played near the answer measure lies ``duels.DISAGREE_Z``
+    # sd or more above the model's (the sampler's ``narrow`` option, ``duels.narrow``);
+    # with it, held-out duels are played (from their own streams)
+    narrow: float = 0.0
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -647,6 +657,9 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "path-50": Variant(path_share=0.5),
             "margin-1": Variant(model=partial(QuadraticModel, separate_margin=1.0)),
             "margin-0": Variant(model=partial(QuadraticModel, separate_margin=0.0)),
+            "radius-0.5": Variant(radius=0.5), "radius-0.7": Variant(radius=0.7),
+            "narrow-0.5": Variant(narrow=0.5), "narrow-0.7": Variant(narrow=0.7),
+            "narrow-0.35": Variant(narrow=0.35),
             "cubic": Variant(model=CubicModel),
             "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),
             "cubic-0.25-keep-0.75": Variant(model=partial(CubicModel, cubic_sd=0.25),
@@ -738,7 +751,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             edge = duels.edge_prior_in_effect(
                 {"edge_prior": variant.edge_prior, "edge_prior_after": variant.edge_prior_after,
                  "edge_prior_slope_z": variant.edge_prior_slope_z or 0.0}, case.dim)
-            centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * RADIUS,
+            centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * radius,
                                         edge.widen, variant.edge_prior_margin,
                                         variant.edge_prior_gain_z, variant.edge_prior_curved_z,
                                         math.ceil(edge.after * n_features(case.dim)),
@@ -747,6 +760,31 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
 
     def answer() -> np.ndarray:
         return variant_answer(variant, model, low, high, centre)
+
+    radius = variant.radius
+    measured: list[tuple[np.ndarray, list[float]]] = []  # held-out duels: answer, pairs
+    shrunk_at: int | None = None
+
+    def measure(point: np.ndarray, own: np.random.Generator | None) -> None:
+        """Narrow the radius where the held-out duels played so far near ``point``
+        measure its gain ``duels.DISAGREE_Z`` sd above the model's (as ``duels.narrow``),
+        then play the held-out duel of ``point`` (its own games, never fitted)."""
+        nonlocal radius, shrunk_at
+        near = [s for p, ps in measured if np.abs(p - point).max() <= duels.NEAR for s in ps]
+        if shrunk_at is None and near:
+            score, lo, hi = score_interval(near)
+            n = 2 * len(near)
+            mean, sd = model.gain(point)
+            z = duels.disagreement({"model_gain": mean, "model_gain_sd": sd,
+                                    "measured_gain": stats_elo(score, n),
+                                    "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
+            if z is not None and z >= duels.DISAGREE_Z:
+                radius, shrunk_at = variant.radius * variant.narrow, games
+        baseline = np.zeros(case.dim)
+        pairs = game_scores(held_draws if own is None else own,
+                            np.full((PAIRS, 2), elo(point) - elo(baseline)),
+                            case.draw_ratio).mean(axis=1)
+        measured.append((point, pairs.tolist()))
 
     while True:
         number += 1
@@ -759,12 +797,15 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             answer_loss.append(-elo(answer()))
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
-            return (answer_loss, centre_loss, model.gain(best)[0],
-                    posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim))))
+            path = posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim)))
+            path["shrunk_at"] = shrunk_at
+            return answer_loss, centre_loss, model.gain(best)[0], path
         if variant.holdout_every and number % variant.holdout_every == 0:  # never fitted
             update(True)
             point = answer()
             if point.any():
+                if variant.narrow:
+                    measure(point, own)
                 if variant.release:
                     baseline = np.zeros(case.dim)
                     pairs = game_scores(held_draws if own is None else own,
@@ -787,9 +828,9 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
                 and np.abs(centre).max() > 1e-9:
             a, b = centre.copy(), np.zeros(case.dim)
         elif along and np.abs(centre).max() > 1e-9:
-            a, b = path_points(centre, RADIUS, low, high)
+            a, b = path_points(centre, radius, low, high)
         else:
-            a, b = variant.points(centre, RADIUS, sign, edge_only, plus_side, low, high)
+            a, b = variant.points(centre, radius, sign, edge_only, plus_side, low, high)
         pairs = game_scores(draws if own is None else own, np.full((PAIRS, 2), elo(a) - elo(b)),
                             case.draw_ratio).mean(axis=1)
         games += 2 * PAIRS

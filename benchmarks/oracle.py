@@ -141,6 +141,8 @@ FULL_EXTRA = [
     # ... both: after 8 duels per coefficient, and only where the slope is 1 sd sure
     Config("duels-edge-prior-after-slope", "duels", 16, 64_000,
            {"edge_prior": 4.0, "edge_prior_after": 8.0, "edge_prior_slope_z": 1.0}),
+    # the radius halved where the held-out duels disagree with the model (stop 48)
+    Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

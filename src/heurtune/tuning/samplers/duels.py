@@ -48,6 +48,7 @@ from heurtune.tuning.study import duel_of
 
 REFIT_GROWTH = 1.02  # the model is refitted once its duels grew by 2%
 HOLDOUT = "holdout"  # a held-out duel's flag in its DUEL record: the answer vs the baseline
+RADIUS = "radius"  # a duel's radius in its DUEL record, where it narrowed (``narrow``)
 # Held-out duels of answers within this of the current answer in every parameter, in
 # unit coordinates (a range is 2 wide: a tenth of each range), measure it; farther
 # ones measured an answer the sampler has since moved away from.
@@ -401,6 +402,9 @@ class DuelsSampler(DuelSampler):
         self._fitted_at = 0
         # the completed held-out duels and the answer each played (relative unit coordinates)
         self.held_out: list[tuple[FrozenTrial, np.ndarray]] = []
+        # the duels' radius now, and the trial from which it narrowed (see ``narrow``)
+        self.radius: float = o["radius"]
+        self.narrowed_at: int | None = None
 
     def update(self, trials: Sequence[FrozenTrial], every: bool = False) -> None:
         """Add the duels completed since the last call and refit (``every``: even
@@ -411,6 +415,8 @@ class DuelsSampler(DuelSampler):
                 continue
             self._seen.add(t.number)
             duel = duel_of(t)
+            if duel is not None and RADIUS in duel:  # a narrowed radius, as the trial played it
+                self._narrowed(float(duel[RADIUS]), t.number)
             if is_holdout(duel):
                 self.held_out.append((t, self.box.to_unit(t.params) - self.u0))
                 continue
@@ -426,7 +432,7 @@ class DuelsSampler(DuelSampler):
             o = self.options
             edge = edge_prior_in_effect(o, self.box.dim)
             self._centre = fit_at_edges(self.model, self.low, self.high, self._centre,
-                                        EDGE_ROOM * o["radius"], edge.widen,
+                                        EDGE_ROOM * self.radius, edge.widen,
                                         after=math.ceil(edge.after * n_features(self.box.dim)),
                                         slope_z=edge.slope_z or None)
             self._fitted_at = self.model.observations
@@ -443,7 +449,7 @@ class DuelsSampler(DuelSampler):
         moved = point
         if o["edge_answer"] != "off":
             moved = toward_edges(self.model, moved, self._centre, self.low, self.high,
-                                 o["z"], EDGE_ROOM * o["radius"],
+                                 o["z"], EDGE_ROOM * self.radius,
                                  curved_only=o["edge_answer"] == "curved",
                                  move_sd=o["edge_move_sd"])
         moved = step_toward(self.model, moved, self._centre, o["z"], o["step_sd"])
@@ -460,11 +466,13 @@ class DuelsSampler(DuelSampler):
             point, mean, sd = self.recommend()
             if point.any():  # (while the answer is the baseline, its gain is zero: a duel)
                 plus = self.box.to_unit(self.box.from_unit(self.u0 + point))
-                return plus, self.u0.copy(), {HOLDOUT: True, "model_gain": mean,
-                                              "model_gain_sd": sd}
+                held: dict[str, Any] = {HOLDOUT: True, "model_gain": mean, "model_gain_sd": sd}
+                if self.narrow(plus - self.u0, mean, sd, number):
+                    held[RADIUS] = self.radius
+                return plus, self.u0.copy(), held
         self.update(trials)
         rng = self.rng(number)
-        radius, share = self.options["radius"], self.options["curvature_share"]
+        radius, share = self.radius, self.options["curvature_share"]
         d = self.box.dim
         sign = rng.choice((-1.0, 1.0), size=d)
         edge_only = rng.random(d) < share  # one side at the centre: curvature
@@ -474,8 +482,37 @@ class DuelsSampler(DuelSampler):
         # the model sees the points as played (integers rounded, steps snapped)
         plus = self.box.to_unit(self.box.from_unit(self.u0 + a))
         minus = self.box.to_unit(self.box.from_unit(self.u0 + b))
-        return plus, minus, {"plus_u": (plus - self.u0).tolist(),
-                             "minus_u": (minus - self.u0).tolist()}
+        record: dict[str, Any] = {"plus_u": (plus - self.u0).tolist(),
+                                  "minus_u": (minus - self.u0).tolist()}
+        if self.narrowed_at is not None:
+            record[RADIUS] = self.radius
+        return plus, minus, record
+
+    def narrow(self, played: np.ndarray, mean: float, sd: float, number: int) -> bool:
+        """Narrow the duels' radius (times the ``narrow`` option, once) where the
+        held-out duels already played near the answer ``played`` measure its gain
+        :data:`DISAGREE_Z` sd or more above the model's (``mean``, ``sd``): the
+        landscape is not the bowl the model fits at this radius (a broad box's wells,
+        which duels a radius wide smooth over). Whether it narrowed now."""
+        factor = self.options["narrow"]
+        if not factor or self.narrowed_at is not None:
+            return False
+        m = measured_gain(self.held_out, played)
+        if m is None:
+            return False
+        apart = disagreement({"model_gain": mean, "model_gain_sd": sd,
+                              "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high]})
+        if apart is None or apart < DISAGREE_Z:
+            return False
+        self._narrowed(self.options["radius"] * factor, number)
+        return True
+
+    def _narrowed(self, radius: float, number: int) -> None:
+        if radius < self.radius:
+            self.radius = radius
+        if radius < self.options["radius"] and (self.narrowed_at is None
+                                                or number < self.narrowed_at):
+            self.narrowed_at = number
 
     def answer(self, trials: Sequence[FrozenTrial]) -> dict[str, Any]:
         """The answer's parameters, its model-based gain (``model_gain``,
@@ -499,7 +536,8 @@ class DuelsSampler(DuelSampler):
                 "held_out": len(self.held_out), "duels": self.model.observations,
                 "beyond_bounds": beyond_bounds(self.model, self.box, self.low, self.high,
                                                self._centre),
-                "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale}
+                "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale,
+                "radius": self.radius, "narrowed_at": self.narrowed_at}
 
 
 def make(spec: SamplerSpec, seed: int, context: SamplerContext) -> DuelsSampler:

@@ -204,6 +204,10 @@ KINDS: tuple[SamplerKind, ...] = (
                                     "above zero (0: wherever its lower bound stays positive)"),
         "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
                                                        "in half ranges"),
+        "narrow": Option(float, 0.0, 0.0, 1.0,
+                         help="the radius times this (once) where the held-out duels measure "
+                              "the answer's gain 3 sd or more above the model's: the landscape "
+                              "is not the bowl the model fits at that radius (0: never)"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
                                   help="share of coordinates duelled centre vs edge (curvature)"),
         "holdout_every": Option(int, 10, 0, 1_000_000,

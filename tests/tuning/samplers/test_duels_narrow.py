@@ -1,0 +1,95 @@
+"""``duels``' ``narrow`` option: the duels' radius narrowed once the held-out duels
+measure the answer's gain ``DISAGREE_Z`` sd or more above the model's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from heurtune.engine.heuristics.oracle import CASES, loss
+from heurtune.errors import HeurtuneError
+from heurtune.tuning.after.answers import default_answer
+from heurtune.tuning.samplers import DISAGREE_Z, disagreement
+from heurtune.tuning.samplers._duel import DuelSampler
+from heurtune.tuning.samplers.duels import RADIUS, DuelsSampler, is_holdout
+from heurtune.tuning.samplers.registry import SAMPLERS, SamplerContext, SamplerSpec
+from heurtune.tuning.study import duel_of
+from heurtune.tuning.studyfile import load_study_file
+from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
+
+
+def _dir(tmp_path: Path, name: str) -> Path:
+    """A folder of its own: a study file's path names its (in-memory) storage."""
+    (tmp_path / name).mkdir()
+    return tmp_path / name
+
+
+def _duels(study) -> list:
+    return [t for t in study.trials if duel_of(t) is not None]
+
+
+def test_the_option_is_off_by_default_and_bounded() -> None:
+    option = SAMPLERS["duels"].options["narrow"]
+    assert option.default == 0.0 and (option.low, option.high) == (0.0, 1.0)
+
+
+def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
+        oracle, tmp_path: Path) -> None:
+    """``broad`` (wells 40 wide, the baseline 150 Elo below): duels a half range wide
+    smooth the wells over and the answer stalls far short; once the held-out duels
+    measure more than the model predicts, the duels narrow to half the radius and the
+    answer reaches the optimum. Same seed, same games until then."""
+    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "broad", "duels", 16, 0),
+                             4000, 0)
+    narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "broad", "duels", 16, 0,
+                                          "narrow = 0.5"), 4000, 0)
+    off, on = default_answer(plain, base), default_answer(narrowed, base)
+    assert off.detail["radius"] == 1.0 and off.detail["narrowed_at"] is None
+    assert on.detail["radius"] == 0.5
+    at = on.detail["narrowed_at"]
+    assert at is not None
+    trials = _duels(narrowed)
+    first = next(t for t in trials if t.number == at)
+    assert is_holdout(duel_of(first)) and duel_of(first)[RADIUS] == 0.5
+    # before it, the very duels of the study without the option; from it, every duel
+    # records the radius and spans at most two of them (a gradient duel: 2 r)
+    before = {t.number: t.params for t in _duels(plain) if t.number < at}
+    assert before == {t.number: t.params for t in trials if t.number < at}
+    for t in trials:
+        if t.number > at and not is_holdout(duel_of(t)):
+            duel = duel_of(t)
+            assert duel[RADIUS] == 0.5
+            span = np.abs(np.array(duel["plus_u"]) - np.array(duel["minus_u"]))
+            assert span.max() <= 1.0 + 1e-9
+    case = CASES["broad"]
+    assert loss(case, on.params) + 10.0 < loss(case, off.params)  # 3.4 against 16.8 Elo
+    # a sampler rebuilt from the stored trials (a resumed study, another worker) reads
+    # the narrowed radius and where it narrowed
+    spec = SamplerSpec.parse("duels", {"narrow": 0.5}, "test")
+    context = SamplerContext(space=base.heuristic_obj.space, baseline=dict(base.params))
+    resumed = DuelsSampler(*DuelSampler.arguments(spec, 0, context))
+    assert resumed.radius == 1.0
+    resumed.update(narrowed.trials)
+    assert resumed.radius == 0.5 and resumed.narrowed_at == at
+
+
+def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) -> None:
+    """``far`` (a bowl, 10 Elo below): the gains agree, so the option changes nothing."""
+    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "far", "duels", 16, 1),
+                             8000, 1)
+    narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "far", "duels", 16, 1,
+                                          "narrow = 0.5"), 8000, 1)
+    on = default_answer(narrowed, base)
+    assert abs(disagreement(on.detail)) < DISAGREE_Z
+    assert on.detail["narrowed_at"] is None and on.detail["radius"] == 1.0
+    assert on.params == default_answer(plain, base).params
+    assert [t.params for t in _duels(plain)] == [t.params for t in _duels(narrowed)]
+    assert not any(RADIUS in duel_of(t) for t in _duels(narrowed))
+
+
+@pytest.mark.parametrize("value", ["-0.1", "1.5", "\"half\""])
+def test_a_narrow_out_of_bounds_is_refused(oracle, tmp_path: Path, value: str) -> None:
+    with pytest.raises(HeurtuneError, match="narrow"):
+        load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"narrow = {value}"))
