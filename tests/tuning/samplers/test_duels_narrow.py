@@ -93,3 +93,17 @@ def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) 
 def test_a_narrow_out_of_bounds_is_refused(oracle, tmp_path: Path, value: str) -> None:
     with pytest.raises(HeurtuneError, match="narrow"):
         load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"narrow = {value}"))
+
+
+def test_the_answer_says_where_the_duels_narrowed() -> None:
+    from heurtune.tuning.views import fit_text
+    said = ("the duels narrowed to a radius of 0.5 half ranges from trial 40 on, where the "
+            "held-out duels first measured the answer's gain 3 sd above the model's (narrow)")
+    agree = {"is_baseline": False, "model_gain": 100.0, "model_gain_sd": 5.0,
+             "measured_gain": 101.0, "measured_gain_ci": [90.0, 112.0]}
+    assert fit_text({**agree, "radius": 1.0, "narrowed_at": None}) == ""
+    assert fit_text({**agree, "radius": 0.5, "narrowed_at": 40}) == said
+    apart = {**agree, "measured_gain": 160.0, "measured_gain_ci": [150.0, 170.0],
+             "radius": 0.5, "narrowed_at": 40}
+    text = fit_text(apart)
+    assert text.startswith("the held-out duels measure +160.0 Elo") and text.endswith("; " + said)

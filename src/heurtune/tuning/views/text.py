@@ -131,17 +131,32 @@ def fit_text(detail: Mapping[str, Any]) -> str:
     (on real Morris and Isolation boxes and the oracle's ``broad`` case, where a broad
     search found more); below it: the model overrates its answer
     (docs/results/optimisers.md, "When the model's gain and the measured one
-    disagree")."""
+    disagree"). Where ``duels``' radius narrowed on that test (its ``narrow`` option),
+    the sentence says from which trial, whether or not the gains still disagree."""
+    narrowed = _narrowed_text(detail)
     apart = disagreement(detail)
     if apart is None or abs(apart) < DISAGREE_Z:
-        return ""
+        return narrowed
     said = (f"the held-out duels measure {detail['measured_gain'] + 0.0:+.1f} Elo where the "
             f"model predicts {detail['model_gain'] + 0.0:+.1f} ({abs(apart):.1f} sd apart)")
     if apart > 0:
-        return (f"{said}: the landscape is not the bowl the model fits, so read the measured "
+        text = (f"{said}: the landscape is not the bowl the model fits, so read the measured "
                 f"gain; where the weights may lie far from good ones, a broad search "
                 f"(search = \"broad\") may find more")
-    return f"{said}: the model overrates its answer; read the measured gain and confirm it"
+    else:
+        text = f"{said}: the model overrates its answer; read the measured gain and confirm it"
+    return f"{text}; {narrowed}" if narrowed else text
+
+
+def _narrowed_text(detail: Mapping[str, Any]) -> str:
+    """Where ``duels``' radius narrowed (its ``narrow`` option): from which trial, and
+    to what; empty where it did not."""
+    at, radius = detail.get("narrowed_at"), detail.get("radius")
+    if not isinstance(at, int) or not isinstance(radius, (int, float)):
+        return ""
+    return (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} on, "
+            f"where the held-out duels first measured the answer's gain {DISAGREE_Z:g} sd "
+            f"above the model's (narrow)")
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
