@@ -593,6 +593,7 @@ class Variant:
     # sd or more above the model's (the sampler's ``narrow`` option, ``duels.narrow``);
     # with it, held-out duels are played (from their own streams)
     narrow: float = 0.0
+    narrow_z: float = 3.0  # the disagreement that narrows it, in sd (duels.DISAGREE_Z)
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -660,6 +661,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "radius-0.5": Variant(radius=0.5), "radius-0.7": Variant(radius=0.7),
             "narrow-0.5": Variant(narrow=0.5), "narrow-0.7": Variant(narrow=0.7),
             "narrow-0.35": Variant(narrow=0.35),
+            "narrow-0.5-z5": Variant(narrow=0.5, narrow_z=5.0),
             "cubic": Variant(model=CubicModel),
             "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),
             "cubic-0.25-keep-0.75": Variant(model=partial(CubicModel, cubic_sd=0.25),
@@ -778,7 +780,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             z = duels.disagreement({"model_gain": mean, "model_gain_sd": sd,
                                     "measured_gain": stats_elo(score, n),
                                     "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
-            if z is not None and z >= duels.DISAGREE_Z:
+            if z is not None and z >= variant.narrow_z:
                 radius, shrunk_at = variant.radius * variant.narrow, games
         baseline = np.zeros(case.dim)
         pairs = game_scores(held_draws if own is None else own,

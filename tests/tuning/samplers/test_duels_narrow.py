@@ -107,3 +107,36 @@ def test_the_answer_says_where_the_duels_narrowed() -> None:
              "radius": 0.5, "narrowed_at": 40}
     text = fit_text(apart)
     assert text.startswith("the held-out duels measure +160.0 Elo") and text.endswith("; " + said)
+
+
+def test_with_narrow_off_a_measurement_above_the_model_names_it() -> None:
+    from heurtune.tuning.views import fit_text
+    above = {"is_baseline": False, "model_gain": 100.0, "model_gain_sd": 5.0,
+             "measured_gain": 160.0, "measured_gain_ci": [150.0, 170.0]}
+    tip = 'a broad search (search = "broad") or narrower duels (narrow = 0.5) may find more'
+    assert fit_text({**above, "narrow": 0.0}).endswith(tip)
+    assert fit_text(above).endswith(tip)  # a detail without the option: off
+    on = fit_text({**above, "narrow": 0.5, "radius": 1.0, "narrowed_at": None})
+    assert on.endswith('a broad search (search = "broad") may find more')
+    below = fit_text({**above, "narrow": 0.0, "model_gain": 250.0})
+    assert "narrow" not in below and "overrates" in below
+
+
+def test_a_study_resumed_with_narrow_narrows_at_a_later_held_out_slot(oracle,
+                                                                       tmp_path: Path) -> None:
+    """What the sentence advises: a ``broad`` study tuned without the option, then resumed
+    by the same file with ``narrow = 0.5``, narrows after the trials it had."""
+    plain = oracle_study(tmp_path, "broad", "duels", 16, 0)
+    study, base = run_oracle(plain, 4000, 0)
+    assert "narrow = 0.5" in fit_text_of(study, base)
+    had = max(t.number for t in study.trials)
+    Path(plain).write_text(Path(plain).read_text().replace("[sampler]",
+                                                           "[sampler]\nnarrow = 0.5"))
+    study, _ = run_oracle(plain, 2000, 0)  # the same storage: resumed, 2,000 games more
+    found = default_answer(study, base)
+    assert found.detail["radius"] == 0.5 and found.detail["narrowed_at"] > had
+
+
+def fit_text_of(study, base) -> str:
+    from heurtune.tuning.views import fit_text
+    return fit_text(default_answer(study, base).detail)

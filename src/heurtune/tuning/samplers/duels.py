@@ -543,7 +543,8 @@ class DuelsSampler(DuelSampler):
                 "beyond_bounds": beyond_bounds(self.model, self.box, self.low, self.high,
                                                self._centre),
                 "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale,
-                "radius": self.radius, "narrowed_at": self.narrowed_at}
+                "radius": self.radius, "narrowed_at": self.narrowed_at,
+                "narrow": self.options["narrow"]}
 
 
 def make(spec: SamplerSpec, seed: int, context: SamplerContext) -> DuelsSampler:
