@@ -765,15 +765,15 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
 
     radius = variant.radius
     measured: list[tuple[np.ndarray, list[float]]] = []  # held-out duels: answer, pairs
-    shrunk_at: int | None = None
+    narrowed_at: int | None = None
 
     def measure(point: np.ndarray, own: np.random.Generator | None) -> None:
         """Narrow the radius where the held-out duels played so far near ``point``
         measure its gain ``duels.DISAGREE_Z`` sd above the model's (as ``duels.narrow``),
         then play the held-out duel of ``point`` (its own games, never fitted)."""
-        nonlocal radius, shrunk_at
+        nonlocal radius, narrowed_at
         near = [s for p, ps in measured if np.abs(p - point).max() <= duels.NEAR for s in ps]
-        if shrunk_at is None and near:
+        if narrowed_at is None and near:
             score, lo, hi = score_interval(near)
             n = 2 * len(near)
             mean, sd = model.gain(point)
@@ -781,7 +781,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
                                     "measured_gain": stats_elo(score, n),
                                     "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
             if z is not None and z >= variant.narrow_z:
-                radius, shrunk_at = variant.radius * variant.narrow, games
+                radius, narrowed_at = variant.radius * variant.narrow, games
         baseline = np.zeros(case.dim)
         pairs = game_scores(held_draws if own is None else own,
                             np.full((PAIRS, 2), elo(point) - elo(baseline)),
@@ -800,7 +800,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             centre_loss.append(-elo(centre))
         if len(answer_loss) == len(marks):
             path = posterior_path(model, best, lambda d: elo(d) - elo(np.zeros(case.dim)))
-            path["shrunk_at"] = shrunk_at
+            path["narrowed_at"] = narrowed_at
             return answer_loss, centre_loss, model.gain(best)[0], path
         if variant.holdout_every and number % variant.holdout_every == 0:  # never fitted
             update(True)
@@ -888,8 +888,22 @@ def summarise(case: OracleCase, variant: str, seeds: int, budget: int,
             "checkpoints": marks, "median": [round(float(x), 3) for x in median],
             "mean": [round(float(x), 3) for x in answers.mean(axis=0)],
             "losses": [[round(float(x), 3) for x in seed] for seed in answers],
+            # with ``narrow``: the games at which each seed's radius narrowed (None: never)
+            **({"narrowed_at": [r[3]["narrowed_at"] for r in runs]}
+               if VARIANTS[variant].narrow else {}),
             **({"posterior": [r[3] for r in runs]} if path else {}),
             **({"aligned": True} if aligned else {})}
+
+
+def narrowed_text(row: dict[str, object]) -> str:
+    """How many seeds narrowed their radius, and the median games at which (``narrow``
+    variants); empty otherwise."""
+    at = row.get("narrowed_at")
+    if not isinstance(at, list):
+        return ""
+    games = [g for g in at if g is not None]
+    return (f"   narrowed {len(games)}/{len(at)}"
+            + (f" (median at {float(np.median(games)):,.0f} games)" if games else ""))
 
 
 def main() -> int:
@@ -952,7 +966,7 @@ def main() -> int:
                       f"to 0.5 {r['games_to_half_elo'] or '-':>7}   model's maximum "
                       f"{r['centre_games_to_1_elo'] or '-':>7} / "
                       f"{r['centre_games_to_half_elo'] or '-':>7}   worse {r['worse_than_baseline']:.2f}"
-                      f"   ({time.monotonic() - start:.0f} s)", flush=True)
+                      + narrowed_text(r) + f"   ({time.monotonic() - start:.0f} s)", flush=True)
         if args.paired:
             p = paired(rows[0], rows[1])
             print(json.dumps(p) if args.json else paired_line(p), flush=True)

@@ -143,6 +143,8 @@ FULL_EXTRA = [
            {"edge_prior": 4.0, "edge_prior_after": 8.0, "edge_prior_slope_z": 1.0}),
     # the radius halved where the held-out duels disagree with the model (stop 48)
     Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5}),
+    # ... at a disagreement of 5 sd, not 3 (stop 48, later)
+    Config("duels-narrow-z5", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 5.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

@@ -140,3 +140,15 @@ def test_a_study_resumed_with_narrow_narrows_at_a_later_held_out_slot(oracle,
 def fit_text_of(study, base) -> str:
     from heurtune.tuning.views import fit_text
     return fit_text(default_answer(study, base).detail)
+
+
+def test_narrow_z_is_the_bar_the_disagreement_must_reach(oracle, tmp_path: Path) -> None:
+    """The same ``broad`` study: at a bar no disagreement reaches it never narrows, at
+    5 sd it narrows no sooner than at the default 3."""
+    runs = {}
+    for name, bar in (("z3", ""), ("z5", "narrow_z = 5.0"), ("z100", "narrow_z = 100.0")):
+        study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
+                                              f"narrow = 0.5\n{bar}"), 6000, 0)
+        runs[name] = default_answer(study, base).detail["narrowed_at"]
+    assert runs["z100"] is None
+    assert runs["z3"] is not None and runs["z5"] is not None and runs["z5"] >= runs["z3"]

@@ -497,7 +497,8 @@ class DuelsSampler(DuelSampler):
     def narrow(self, played: np.ndarray, mean: float, sd: float, number: int) -> bool:
         """Narrow the duels' radius (times the ``narrow`` option, once) where the
         held-out duels already played near the answer ``played`` measure its gain
-        :data:`DISAGREE_Z` sd or more above the model's (``mean``, ``sd``): the
+        ``narrow_z`` sd (3, :data:`DISAGREE_Z`, by default) or more above the model's
+        (``mean``, ``sd``): the
         landscape is not the bowl the model fits at this radius (a broad box's wells,
         which duels a radius wide smooth over). Whether it narrowed now."""
         factor = self.options["narrow"]
@@ -508,7 +509,7 @@ class DuelsSampler(DuelSampler):
             return False
         apart = disagreement({"model_gain": mean, "model_gain_sd": sd,
                               "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high]})
-        if apart is None or apart < DISAGREE_Z:
+        if apart is None or apart < self.options["narrow_z"]:
             return False
         self._narrowed(self.options["radius"] * factor, number)
         return True

@@ -208,6 +208,8 @@ KINDS: tuple[SamplerKind, ...] = (
                          help="the radius times this (once) where the held-out duels measure "
                               "the answer's gain 3 sd or more above the model's: the landscape "
                               "is not the bowl the model fits at that radius (0: never)"),
+        "narrow_z": Option(float, 3.0, 0.0, 100.0,
+                           help="narrow: the disagreement, in sd, at which the radius narrows"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
                                   help="share of coordinates duelled centre vs edge (curvature)"),
         "holdout_every": Option(int, 10, 0, 1_000_000,
