@@ -626,3 +626,13 @@ def test_cubic_model_prior_is_the_quadratic_one_plus_a_zero_centred_cubic_term()
     assert np.array_equal(cm[:9], pm) and np.array_equal(cp[:9], pp)
     assert np.array_equal(cm[9:], np.zeros(3))
     assert np.allclose(cp[9:], 1.0 / (0.5 * 2.0 * 2.0) ** 2)
+
+
+def test_a_narrow_variant_counts_the_seeds_that_narrowed() -> None:
+    m = _module()
+    from heurtune.engine.heuristics.oracle import CASES
+    row = m.summarise(CASES["broad"], "narrow-0.5", 2, 4000, aligned=True)
+    assert len(row["narrowed_at"]) == 2 and all(g is not None for g in row["narrowed_at"])
+    assert m.narrowed_text(row).startswith("   narrowed 2/2 (median at ")
+    assert "narrowed_at" not in m.summarise(CASES["broad"], "current", 1, 2000, aligned=True)
+    assert m.narrowed_text({"narrowed_at": [None, None]}) == "   narrowed 0/2"
