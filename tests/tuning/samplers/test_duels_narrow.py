@@ -103,6 +103,8 @@ def test_the_answer_says_where_the_duels_narrowed() -> None:
              "measured_gain": 101.0, "measured_gain_ci": [90.0, 112.0]}
     assert fit_text({**agree, "radius": 1.0, "narrowed_at": None}) == ""
     assert fit_text({**agree, "radius": 0.5, "narrowed_at": 40}) == said
+    five = fit_text({**agree, "radius": 0.5, "narrowed_at": 40, "narrow_z": 5.0})
+    assert five == said.replace("gain 3 sd", "gain 5 sd")
     apart = {**agree, "measured_gain": 160.0, "measured_gain_ci": [150.0, 170.0],
              "radius": 0.5, "narrowed_at": 40}
     text = fit_text(apart)

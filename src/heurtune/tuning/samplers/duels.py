@@ -545,7 +545,7 @@ class DuelsSampler(DuelSampler):
                                                self._centre),
                 "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale,
                 "radius": self.radius, "narrowed_at": self.narrowed_at,
-                "narrow": self.options["narrow"]}
+                "narrow": self.options["narrow"], "narrow_z": self.options["narrow_z"]}
 
 
 def make(spec: SamplerSpec, seed: int, context: SamplerContext) -> DuelsSampler:

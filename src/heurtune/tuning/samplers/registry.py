@@ -206,8 +206,9 @@ KINDS: tuple[SamplerKind, ...] = (
                                                        "in half ranges"),
         "narrow": Option(float, 0.0, 0.0, 1.0,
                          help="the radius times this (once) where the held-out duels measure "
-                              "the answer's gain 3 sd or more above the model's: the landscape "
-                              "is not the bowl the model fits at that radius (0: never)"),
+                              "the answer's gain narrow_z sd or more above the model's: the "
+                              "landscape is not the bowl the model fits at that radius "
+                              "(0: never)"),
         "narrow_z": Option(float, 3.0, 0.0, 100.0,
                            help="narrow: the disagreement, in sd, at which the radius narrows"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
