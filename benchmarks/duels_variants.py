@@ -45,7 +45,8 @@ Variants (each changes one thing):
     :func:`heurtune.tuning.samplers.duels.toward_edges`, where the model's mean gain of
     the move is ``edge_move_sd`` sd above zero), then stepped toward the model's
     maximum since 2026-11-26 (``step_sd``, 0.8,
-    :func:`heurtune.tuning.samplers.duels.step_toward`).
+    :func:`heurtune.tuning.samplers.duels.step_toward`); its radius halved where the
+    held-out duels measure 5 sd more than the model since stop 48 (``narrow``).
 ``step-0.8``
     the step's bar at 0.8 sd whatever the sampler's default (``current`` today).
 ``step-off``
@@ -169,6 +170,16 @@ Variants (each changes one thing):
     ``edge-prior-4`` (``edge-prior-4-after-8``) only along coordinates where the plain
     fit's slope at the baseline toward the edge lies 1 posterior sd above zero (the
     sampler's ``edge_prior_slope_z``).
+``radius-0.5`` / ``radius-0.7``
+    the duels' radius (the sampler's ``radius`` option) 0.5 or 0.7 half ranges from
+    the start, not 1.
+``narrow-off``
+    the radius never narrows (``narrow = 0``: the sampler before stop 48, whose held-out
+    duels the stand-in then counts but does not play).
+``narrow-0.5`` / ``narrow-0.7`` / ``narrow-0.35`` / ``narrow-0.5-z5``
+    the radius times 0.5 (0.7, 0.35) from the first held-out slot at which the held-out
+    duels measure the answer's gain 3 sd (``-z5``: 5 sd, the sampler's default since stop
+    48, as ``current``) or more above the model's (``narrow``, ``narrow_z``).
 ``cubic`` / ``cubic-0.25``
     the model with a cubic term per parameter (:class:`CubicModel`; the term's prior sd
     1 or 0.25 times the curvature's guess): a landscape steeper on one side of its
@@ -358,6 +369,8 @@ def guarded_answer(move_sd: float, step_sd: float = 0.0, scaled: bool = True) ->
 EDGE_MOVE_SD = float(SAMPLERS["duels"].options["edge_move_sd"].default)  # the sampler's
 STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise
 EDGE_PRIOR = float(SAMPLERS["duels"].options["edge_prior"].default)  # likewise
+NARROW = float(SAMPLERS["duels"].options["narrow"].default)  # likewise
+NARROW_Z = float(SAMPLERS["duels"].options["narrow_z"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
 
@@ -592,8 +605,8 @@ class Variant:
     # the held-out duels already played near the answer measure lies ``duels.DISAGREE_Z``
     # sd or more above the model's (the sampler's ``narrow`` option, ``duels.narrow``);
     # with it, held-out duels are played (from their own streams)
-    narrow: float = 0.0
-    narrow_z: float = 3.0  # the disagreement that narrows it, in sd (duels.DISAGREE_Z)
+    narrow: float = NARROW
+    narrow_z: float = NARROW_Z  # the disagreement that narrows it, in sd
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -659,8 +672,10 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "margin-1": Variant(model=partial(QuadraticModel, separate_margin=1.0)),
             "margin-0": Variant(model=partial(QuadraticModel, separate_margin=0.0)),
             "radius-0.5": Variant(radius=0.5), "radius-0.7": Variant(radius=0.7),
-            "narrow-0.5": Variant(narrow=0.5), "narrow-0.7": Variant(narrow=0.7),
-            "narrow-0.35": Variant(narrow=0.35),
+            "narrow-0.5": Variant(narrow=0.5, narrow_z=3.0),
+            "narrow-0.7": Variant(narrow=0.7, narrow_z=3.0),
+            "narrow-0.35": Variant(narrow=0.35, narrow_z=3.0),
+            "narrow-off": Variant(narrow=0.0),
             "narrow-0.5-z5": Variant(narrow=0.5, narrow_z=5.0),
             "cubic": Variant(model=CubicModel),
             "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),

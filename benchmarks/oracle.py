@@ -141,8 +141,10 @@ FULL_EXTRA = [
     # ... both: after 8 duels per coefficient, and only where the slope is 1 sd sure
     Config("duels-edge-prior-after-slope", "duels", 16, 64_000,
            {"edge_prior": 4.0, "edge_prior_after": 8.0, "edge_prior_slope_z": 1.0}),
-    # the radius halved where the held-out duels disagree with the model (stop 48)
-    Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5}),
+    # the radius halved where the held-out duels disagree with the model by 3 sd (stop 48)
+    Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 3.0}),
+    # never narrowed (the default before stop 48; since then 0.5 at 5 sd)
+    Config("duels-narrow-off", "duels", 16, 64_000, {"narrow": 0.0}),
     # ... at a disagreement of 5 sd, not 3 (stop 48, later)
     Config("duels-narrow-z5", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 5.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),

@@ -30,9 +30,15 @@ def _duels(study) -> list:
     return [t for t in study.trials if duel_of(t) is not None]
 
 
-def test_the_option_is_off_by_default_and_bounded() -> None:
-    option = SAMPLERS["duels"].options["narrow"]
-    assert option.default == 0.0 and (option.low, option.high) == (0.0, 1.0)
+def test_the_default_halves_the_radius_at_5_sd_and_older_studies_keep_it_off() -> None:
+    options = SAMPLERS["duels"].options
+    assert options["narrow"].default == 0.5 and (options["narrow"].low,
+                                                  options["narrow"].high) == (0.0, 1.0)
+    assert options["narrow_z"].default == 5.0
+    # a study recorded before the option existed ran without it, and goes on so
+    assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["narrow"] == 0.0
+    resumed = SamplerSpec.parse("duels", {}, "file").resuming({"narrow": 0.0})
+    assert resumed.options["narrow"] == 0.0
 
 
 def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
@@ -41,10 +47,10 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
     smooth the wells over and the answer stalls far short; once the held-out duels
     measure more than the model predicts, the duels narrow to half the radius and the
     answer reaches the optimum. Same seed, same games until then."""
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "broad", "duels", 16, 0),
-                             4000, 0)
+    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "broad", "duels", 16, 0,
+                                          "narrow = 0.0"), 4000, 0)
     narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "broad", "duels", 16, 0,
-                                          "narrow = 0.5"), 4000, 0)
+                                          "narrow = 0.5\nnarrow_z = 3.0"), 4000, 0)
     off, on = default_answer(plain, base), default_answer(narrowed, base)
     assert off.detail["radius"] == 1.0 and off.detail["narrowed_at"] is None
     assert on.detail["radius"] == 0.5
@@ -76,11 +82,11 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
 
 
 def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) -> None:
-    """``far`` (a bowl, 10 Elo below): the gains agree, so the option changes nothing."""
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "far", "duels", 16, 1),
+    """``far`` (a bowl, 10 Elo below): the gains agree, so the default changes nothing."""
+    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "far", "duels", 16, 1,
+                                          "narrow = 0.0"), 8000, 1)
+    narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "far", "duels", 16, 1),
                              8000, 1)
-    narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "far", "duels", 16, 1,
-                                          "narrow = 0.5"), 8000, 1)
     on = default_answer(narrowed, base)
     assert abs(disagreement(on.detail)) < DISAGREE_Z
     assert on.detail["narrowed_at"] is None and on.detail["radius"] == 1.0
@@ -128,12 +134,11 @@ def test_a_study_resumed_with_narrow_narrows_at_a_later_held_out_slot(oracle,
                                                                        tmp_path: Path) -> None:
     """What the sentence advises: a ``broad`` study tuned without the option, then resumed
     by the same file with ``narrow = 0.5``, narrows after the trials it had."""
-    plain = oracle_study(tmp_path, "broad", "duels", 16, 0)
+    plain = oracle_study(tmp_path, "broad", "duels", 16, 0, "narrow = 0.0")
     study, base = run_oracle(plain, 4000, 0)
     assert "narrow = 0.5" in fit_text_of(study, base)
     had = max(t.number for t in study.trials)
-    Path(plain).write_text(Path(plain).read_text().replace("[sampler]",
-                                                           "[sampler]\nnarrow = 0.5"))
+    Path(plain).write_text(Path(plain).read_text().replace("narrow = 0.0", "narrow = 0.5"))
     study, _ = run_oracle(plain, 2000, 0)  # the same storage: resumed, 2,000 games more
     found = default_answer(study, base)
     assert found.detail["radius"] == 0.5 and found.detail["narrowed_at"] > had
@@ -146,9 +151,9 @@ def fit_text_of(study, base) -> str:
 
 def test_narrow_z_is_the_bar_the_disagreement_must_reach(oracle, tmp_path: Path) -> None:
     """The same ``broad`` study: at a bar no disagreement reaches it never narrows, at
-    5 sd it narrows no sooner than at the default 3."""
+    the default 5 sd no sooner than at 3."""
     runs = {}
-    for name, bar in (("z3", ""), ("z5", "narrow_z = 5.0"), ("z100", "narrow_z = 100.0")):
+    for name, bar in (("z3", "narrow_z = 3.0"), ("z5", ""), ("z100", "narrow_z = 100.0")):
         study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
                                               f"narrow = 0.5\n{bar}"), 6000, 0)
         runs[name] = default_answer(study, base).detail["narrowed_at"]

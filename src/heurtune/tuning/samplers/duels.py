@@ -24,11 +24,12 @@ time). It is wide: one held-out duel of 16 pairs measures Elo with a standard
 error of about 38 at 61% draws, and the pooled interval is 17 to 40 Elo wide
 over a 64,000-game study; that is what measuring a gain of a few Elo costs.
 
-Where that measurement lies :data:`DISAGREE_Z` sd or more above the model's gain, the
+Where that measurement lies ``narrow_z`` (5) sd or more above the model's gain, the
 landscape is not the bowl the model fits at the duels' radius (wells narrower than the
-duels, far from the baseline, which duels a radius wide smooth over): with the
-``narrow`` option the radius then narrows, once, for the rest of the study
-(:meth:`DuelsSampler.narrow`).
+duels, far from the baseline, which duels a radius wide smooth over): the radius then
+narrows, times ``narrow`` (0.5), once, for the rest of the study
+(:meth:`DuelsSampler.narrow`; docs/results/optimisers.md, "A higher bar for
+narrowing").
 """
 
 from __future__ import annotations

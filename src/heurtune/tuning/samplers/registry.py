@@ -204,12 +204,12 @@ KINDS: tuple[SamplerKind, ...] = (
                                     "above zero (0: wherever its lower bound stays positive)"),
         "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
                                                        "in half ranges"),
-        "narrow": Option(float, 0.0, 0.0, 1.0,
+        "narrow": Option(float, 0.5, 0.0, 1.0,
                          help="the radius times this (once) where the held-out duels measure "
                               "the answer's gain narrow_z sd or more above the model's: the "
                               "landscape is not the bowl the model fits at that radius "
                               "(0: never)"),
-        "narrow_z": Option(float, 3.0, 0.0, 100.0,
+        "narrow_z": Option(float, 5.0, 0.0, 100.0,
                            help="narrow: the disagreement, in sd, at which the radius narrows"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
                                   help="share of coordinates duelled centre vs edge (curvature)"),
@@ -218,8 +218,10 @@ KINDS: tuple[SamplerKind, ...] = (
                                      "out of the model: the answer's measured gain (0: none)")},
         "heurtune.tuning.samplers.duels:make", duels=True,
         # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45),
-        # whose studies were the first to record every option (0 that day)
-        former_defaults={"edge_prior": 1.0}, past_defaults={"edge_prior": (0.0,)}),
+        # whose studies were the first to record every option (0 that day); narrow: 0
+        # (off) until stop 48, and no study recorded it before that stop
+        former_defaults={"edge_prior": 1.0, "narrow": 0.0},
+        past_defaults={"edge_prior": (0.0,), "narrow": (0.0,)}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {

@@ -133,10 +133,9 @@ def fit_text(detail: Mapping[str, Any]) -> str:
     (docs/results/optimisers.md, "When the model's gain and the measured one
     disagree"). Where ``duels``' radius narrowed on that test (its ``narrow`` option),
     the sentence says from which trial, whether or not the gains still disagree; where
-    the option was off (the default), a measurement above the model names it beside a
-    broad search: on real Morris and Isolation boxes ``narrow = 0.5`` confirmed +5.6
-    Elo (se 2.2) above the default (docs/results/optimisers.md, "Narrower duels where
-    the measurement disagrees")."""
+    the option was off (``narrow = 0``, or a study recorded before it), a measurement
+    above the model names it beside a broad search (docs/results/optimisers.md, "A
+    higher bar for narrowing")."""
     narrowed = _narrowed_text(detail)
     apart = disagreement(detail)
     if apart is None or abs(apart) < DISAGREE_Z:
