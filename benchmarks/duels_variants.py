@@ -602,9 +602,9 @@ class Variant:
     # the edge room of the fit; the answer's edge room stays the default radius's
     radius: float = RADIUS
     # the radius times this (0: never) from the first held-out duel at which the gain
-    # the held-out duels already played near the answer measure lies ``duels.DISAGREE_Z``
-    # sd or more above the model's (the sampler's ``narrow`` option, ``duels.narrow``);
-    # with it, held-out duels are played (from their own streams)
+    # the held-out duels already played near the answer measure lies ``narrow_z`` sd or
+    # more above the model's (the sampler's ``narrow`` and ``narrow_z`` options,
+    # ``duels.narrow``); with it, held-out duels are played (from their own streams)
     narrow: float = NARROW
     narrow_z: float = NARROW_Z  # the disagreement that narrows it, in sd
 
@@ -784,7 +784,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
 
     def measure(point: np.ndarray, own: np.random.Generator | None) -> None:
         """Narrow the radius where the held-out duels played so far near ``point``
-        measure its gain ``duels.DISAGREE_Z`` sd above the model's (as ``duels.narrow``),
+        measure its gain ``narrow_z`` sd above the model's (as ``duels.narrow``),
         then play the held-out duel of ``point`` (its own games, never fitted)."""
         nonlocal radius, narrowed_at
         near = [s for p, ps in measured if np.abs(p - point).max() <= duels.NEAR for s in ps]
