@@ -328,13 +328,15 @@ def test_aligned_streams_draw_each_trials_games_by_its_number(monkeypatch) -> No
         m.run(case, m.VARIANTS[variant], 5, 4000, aligned)
         return list(seen)
 
-    held, free = states("current", True), states("no-holdout", True)
-    # every trial of ``current`` that duels is the same trial of ``no-holdout``: its
+    # (``narrow-off``: ``current`` before stop 48, whose held-out duels draw no games
+    # here; ``current`` plays them, from their trials' own streams, to test narrowing)
+    held, free = states("narrow-off", True), states("no-holdout", True)
+    # every trial of ``narrow-off`` that duels is the same trial of ``no-holdout``: its
     # stream starts where that one's does; the held-out slots are the ones missing
     assert set(held) < set(free)
     assert len(free) - len(held) >= 5 and len(set(free)) == len(free)
-    by_order, free_by_order = states("current", False), states("no-holdout", False)
-    # by default one stream in the order of play: ``current``'s k-th duel draws what
+    by_order, free_by_order = states("narrow-off", False), states("no-holdout", False)
+    # by default one stream in the order of play: ``narrow-off``'s k-th duel draws what
     # ``no-holdout``'s k-th trial drew, so after the first held-out slot the two pair
     # each trial with the one before it
     assert by_order == free_by_order[:len(by_order)] and len(by_order) < len(free_by_order)
@@ -634,5 +636,6 @@ def test_a_narrow_variant_counts_the_seeds_that_narrowed() -> None:
     row = m.summarise(CASES["broad"], "narrow-0.5", 2, 4000, aligned=True)
     assert len(row["narrowed_at"]) == 2 and all(g is not None for g in row["narrowed_at"])
     assert m.narrowed_text(row).startswith("   narrowed 2/2 (median at ")
-    assert "narrowed_at" not in m.summarise(CASES["broad"], "current", 1, 2000, aligned=True)
+    assert "narrowed_at" not in m.summarise(CASES["broad"], "narrow-off", 1, 2000,
+                                            aligned=True)
     assert m.narrowed_text({"narrowed_at": [None, None]}) == "   narrowed 0/2"
