@@ -498,8 +498,8 @@ class DuelsSampler(DuelSampler):
     def narrow(self, played: np.ndarray, mean: float, sd: float, number: int) -> bool:
         """Narrow the duels' radius (times the ``narrow`` option, once) where the
         held-out duels already played near the answer ``played`` measure its gain
-        ``narrow_z`` sd (3, :data:`DISAGREE_Z`, by default) or more above the model's
-        (``mean``, ``sd``): the
+        ``narrow_z`` sd (5 by default) or more above the model's (``mean``, ``sd``),
+        by :func:`disagreement`, the test of ``tune``'s sentence at its own bar: the
         landscape is not the bowl the model fits at this radius (a broad box's wells,
         which duels a radius wide smooth over). Whether it narrowed now."""
         factor = self.options["narrow"]
