@@ -187,6 +187,16 @@ Variants (each changes one thing):
     docs/results/optimisers.md, "A model that fits asymmetry").
 ``cubic-keep-0.75`` / ``cubic-0.25-keep-0.75``
     either with the ``keep-0.75`` answer.
+``hinge`` / ``hinge-0.25`` / ``hinge-1``
+    the model with a hinge term per parameter (:class:`HingeModel`: the curvature may
+    differ on the two sides of a knot at the duels' centre; the term's prior sd 0.5,
+    0.25 or 1 times the curvature's guess): the piecewise road to ``skewed``
+    (docs/results/optimisers.md, "A knot at the duels' centre").
+``hinge-keep-0.75`` / ``hinge-keep-0.9`` / ``hinge-1-keep-0.75``
+    ``hinge`` (or ``hinge-1``) with the ``keep-0.75`` (``keep-0.9``) answer.
+``hinge-inner`` / ``hinge-inner-keep-0.75``
+    ``hinge`` (``hinge-keep-0.75``) with no hinge along a coordinate whose knot lies
+    within the edge room of a bound (the duels see one side of it only).
 """
 
 from __future__ import annotations
@@ -542,6 +552,94 @@ class CubicModel(QuadraticModel):
         return np.asarray(best)
 
 
+class HingeModel(QuadraticModel):
+    """The sampler's model with its curvature allowed to differ on the two sides of a
+    knot per coordinate: the term ``a_i u_i |u_i|`` with ``u_i = d_i - k_i`` adds
+    ``a_i`` to the curvature on the upper side of the knot and takes it from the lower
+    one, with no change of value or slope at the knot (prior mean zero, sd ``hinge_sd``
+    times the curvature's guess at the chosen scale). The knot is the duels' centre:
+    the model's last maximum in the box (:meth:`argmax_mean`), so the asymmetry is
+    fitted where the duels measure it and the terms vanish there; where the knot moves,
+    the statistics are rebuilt from the stored duels before the next fit. A landscape
+    steeper on one side of its optimum (``skewed``: four times) is then within reach
+    where a cubic term about the baseline was not. Duels only."""
+
+    hinge_sd: float = 0.5
+    # with ``box`` (low, high) set: no hinge along a coordinate whose knot lies within
+    # ``room`` of a bound, where the duels see one side of it only
+    box: tuple[np.ndarray, np.ndarray] | None = None
+    room: float = 0.0
+
+    def __init__(self, dim: int, hinge_sd: float = 0.5, inner_only: bool = False,
+                 **kw: Any) -> None:
+        self.hinge_sd = hinge_sd
+        self.inner_only = inner_only
+        self.knot = np.zeros(dim)
+        self.active = np.ones(dim, dtype=bool)
+        self._next_knot: np.ndarray | None = None
+        self._stored: list[Observation] = []
+        super().__init__(dim, **kw)
+        if self.offsets:
+            raise ValueError("the hinge stand-in model fits duels only")
+
+    @property
+    def feature_count(self) -> int:
+        return n_features(self.dim) + self.dim
+
+    def features(self, d: np.ndarray) -> np.ndarray:
+        u = d - self.knot
+        return np.concatenate([super().features(d), np.where(self.active, u * np.abs(u), 0.0)])
+
+    def slope_features(self, point: np.ndarray, i: int) -> np.ndarray:
+        s = np.zeros(self.feature_count)
+        s[:n_features(self.dim)] = super().slope_features(point, i)
+        s[n_features(self.dim) + i] = 2.0 * abs(point[i] - self.knot[i]) if self.active[i] else 0.0
+        return s
+
+    def add(self, obs: Observation) -> None:
+        self._stored.append(obs)
+        super().add(obs)
+
+    def fit(self) -> None:
+        nxt = self._next_knot
+        if nxt is not None and np.abs(nxt - self.knot).max() > HINGE_MOVE:
+            self.knot = nxt.copy()
+            if self.inner_only and self.box is not None:
+                low, high = self.box
+                self.active = (nxt - low > self.room) & (high - nxt > self.room)
+            stored, self._stored = self._stored, []
+            self._A = np.zeros((self.size, self.size))
+            self._b = np.zeros(self.size)
+            self._yy, self._count, self._var_num, self._var_den = 0.0, 0, 0.0, 0.0
+            for obs in stored:
+                self.add(obs)
+        super().fit()
+
+    def _prior(self, scale: float, start_scale: float | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        mean, precision = super()._prior(scale, start_scale)
+        hinge = slice(n_features(self.dim), self.feature_count)
+        mean[hinge] = 0.0
+        precision[hinge] = 1.0 / (self.hinge_sd * self.elo_per_range * scale) ** 2
+        return mean, precision
+
+    def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
+        assert self.mean is not None
+        m = self.mean[:self.feature_count]
+        first = super().argmax_mean(low, high, start)  # the quadratic part's maximum
+        best, best_value = first, float(self.features(first) @ m)
+        for s in (first, self.knot, np.clip(np.asarray(start, dtype=float), low, high)):
+            r = minimize(lambda x: -float(self.features(x) @ m), np.clip(s, low, high),
+                         method="L-BFGS-B", bounds=list(zip(low, high, strict=True)))
+            if -float(r.fun) > best_value:
+                best, best_value = np.asarray(r.x), -float(r.fun)
+        self._next_knot = np.asarray(best, dtype=float).copy()
+        return np.asarray(best)
+
+
+HINGE_MOVE = 0.02  # the knot follows the model's maximum once it moves this far (unit coords)
+
+
 # The sampler's model as it was before 2026-11-24: one empirical-Bayes scale shared by
 # the curvature and the baseline's distance (separate scales never beat it)
 SharedScaleModel = partial(QuadraticModel, separate_margin=math.inf)
@@ -681,7 +779,17 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),
             "cubic-0.25-keep-0.75": Variant(model=partial(CubicModel, cubic_sd=0.25),
                                             answer=kept_answer(0.75)),
-            "cubic-keep-0.75": Variant(model=CubicModel, answer=kept_answer(0.75))}
+            "cubic-keep-0.75": Variant(model=CubicModel, answer=kept_answer(0.75)),
+            "hinge": Variant(model=HingeModel),
+            "hinge-0.25": Variant(model=partial(HingeModel, hinge_sd=0.25)),
+            "hinge-keep-0.75": Variant(model=HingeModel, answer=kept_answer(0.75)),
+            "hinge-keep-0.9": Variant(model=HingeModel, answer=kept_answer(0.9)),
+            "hinge-1": Variant(model=partial(HingeModel, hinge_sd=1.0)),
+            "hinge-1-keep-0.75": Variant(model=partial(HingeModel, hinge_sd=1.0),
+                                         answer=kept_answer(0.75)),
+            "hinge-inner": Variant(model=partial(HingeModel, inner_only=True)),
+            "hinge-inner-keep-0.75": Variant(model=partial(HingeModel, inner_only=True),
+                                             answer=kept_answer(0.75))}
 
 
 # -- one run -------------------------------------------------------------------
@@ -744,6 +852,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
     low, high, best = relative_box(case)
     model = variant.model(case.dim, elo_per_range=variant.elo_per_range,
                           start_elo=variant.start_elo)
+    if isinstance(model, HingeModel):
+        model.box, model.room = (low, high), duels.EDGE_ROOM * variant.radius
     model.fit()
     centre, fitted_at = np.zeros(case.dim), 0
     pending: list[Observation] = []

@@ -639,3 +639,48 @@ def test_a_narrow_variant_counts_the_seeds_that_narrowed() -> None:
     assert "narrowed_at" not in m.summarise(CASES["broad"], "narrow-off", 1, 2000,
                                             aligned=True)
     assert m.narrowed_text({"narrowed_at": [None, None]}) == "   narrowed 0/2"
+
+
+def test_hinge_model_fits_two_curvatures_about_its_knot_and_follows_the_maximum() -> None:
+    m = _module()
+    # one parameter, optimum at 0.3, curvature -1 below it and -4 above (skewed's shape)
+    def truth(d):
+        u = d[0] - 0.3
+        return float(-(u * u) * (4.0 if u > 0 else 1.0))
+    low, high = np.array([-1.0]), np.array([1.0])
+    hinge = m.HingeModel(1, hinge_sd=4.0)
+    assert hinge.feature_count == 3 and np.array_equal(hinge.knot, [0.0])
+    _noiseless(hinge, truth, np.random.default_rng(2))
+    top = hinge.argmax_mean(low, high, np.zeros(1))
+    hinge.fit()  # the knot moves to the maximum: the duels are refitted about it
+    assert np.allclose(hinge.knot, top) and hinge.observations == 400
+    for _ in range(3):
+        top = hinge.argmax_mean(low, high, top)
+        hinge.fit()
+    assert abs(top[0] - 0.3) < 0.03 and abs(hinge.knot[0] - 0.3) < 0.05
+    # both sides as the truth has them: the gain at the box's two ends
+    for end in (-1.0, 1.0):
+        d = np.array([end])
+        assert abs(hinge.gain(d)[0] - (truth(d) - truth(np.zeros(1)))) < 0.1
+    assert abs(hinge.slope(top, 0)[0]) < 0.1
+    # the quadratic model's maximum lies off, toward the flatter side
+    plain = QuadraticModel(1)
+    _noiseless(plain, truth, np.random.default_rng(2))
+    assert plain.argmax_mean(low, high, np.zeros(1))[0] < 0.2
+
+
+def test_hinge_model_prior_and_its_inner_only_knots() -> None:
+    m = _module()
+    hinge, plain = m.HingeModel(3, hinge_sd=0.5), QuadraticModel(3)
+    hm, hp = hinge._prior(2.0, 1.0)
+    pm, pp = plain._prior(2.0, 1.0)
+    assert np.array_equal(hm[:9], pm) and np.array_equal(hp[:9], pp)
+    assert np.array_equal(hm[9:], np.zeros(3)) and np.allclose(hp[9:], 1.0 / (0.5 * 2.0 * 2.0) ** 2)
+    # at the knot the hinge adds nothing; inner_only drops it where the knot is at a bound
+    inner = m.HingeModel(2, inner_only=True)
+    inner.box, inner.room = (np.array([-1.0, -1.0]), np.array([1.0, 1.0])), 0.1
+    inner._next_knot = np.array([0.2, 0.95])
+    inner.fit()
+    assert np.array_equal(inner.active, [True, False])
+    assert np.array_equal(inner.features(np.array([0.2, 0.95]))[5:], [0.0, 0.0])
+    assert inner.features(np.array([-0.8, 0.0]))[5:].tolist() == [-1.0, 0.0]
