@@ -180,6 +180,9 @@ Variants (each changes one thing):
     the radius times 0.5 (0.7, 0.35) from the first held-out slot at which the held-out
     duels measure the answer's gain 3 sd (``-z5``: 5 sd, the sampler's default since stop
     48, as ``current``) or more above the model's (``narrow``, ``narrow_z``).
+``narrow-rising``
+    ``narrow-0.5`` with its bar rising with the held-out slots looked at: 3 sd at the
+    first, 4 at the tenth, 5 (the default's) from the hundredth (3 + log10 k).
 ``cubic`` / ``cubic-0.25``
     the model with a cubic term per parameter (:class:`CubicModel`; the term's prior sd
     1 or 0.25 times the curvature's guess): a landscape steeper on one side of its
@@ -705,6 +708,10 @@ class Variant:
     # ``duels.narrow``); with it, held-out duels are played (from their own streams)
     narrow: float = NARROW
     narrow_z: float = NARROW_Z  # the disagreement that narrows it, in sd
+    # the bar rising with the held-out slots looked at: ``narrow_z`` at the first,
+    # ``narrow_z + narrow_rise * log10(k)`` at the k-th, at most ``narrow_top`` (0: flat)
+    narrow_rise: float = 0.0
+    narrow_top: float = NARROW_Z
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -775,6 +782,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "narrow-0.35": Variant(narrow=0.35, narrow_z=3.0),
             "narrow-off": Variant(narrow=0.0),
             "narrow-0.5-z5": Variant(narrow=0.5, narrow_z=5.0),
+            "narrow-rising": Variant(narrow=0.5, narrow_z=3.0, narrow_rise=1.0, narrow_top=5.0),
             "cubic": Variant(model=CubicModel),
             "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),
             "cubic-0.25-keep-0.75": Variant(model=partial(CubicModel, cubic_sd=0.25),
@@ -905,7 +913,11 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             z = duels.disagreement({"model_gain": mean, "model_gain_sd": sd,
                                     "measured_gain": stats_elo(score, n),
                                     "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
-            if z is not None and z >= variant.narrow_z:
+            bar = variant.narrow_z
+            if variant.narrow_rise:
+                bar = min(variant.narrow_top,
+                          bar + variant.narrow_rise * math.log10(len(measured) + 1))
+            if z is not None and z >= bar:
                 radius, narrowed_at = variant.radius * variant.narrow, games
         baseline = np.zeros(case.dim)
         pairs = game_scores(held_draws if own is None else own,
