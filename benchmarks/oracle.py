@@ -82,7 +82,8 @@ DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses 
 THRESHOLDS = (1.0, 0.5)
 WORSE = 1e-6  # Elo: an answer this much below the baseline counts as worse
 # what an answer states of its gain over the baseline (heurtune.tuning.after.answers)
-GAIN_KEYS = ("model_gain", "model_gain_sd", "measured_gain", "measured_gain_ci")
+GAIN_KEYS = ("model_gain", "model_gain_sd", "measured_gain", "measured_gain_ci",
+             "narrowed_at")  # the last: the trial from which duels narrowed (``narrow``)
 
 
 @dataclass(frozen=True)
@@ -517,6 +518,10 @@ def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[s
             "losses": [[round(float(x), 4) for x in seed] for seed in curves],
         }
         points = [p for _r, gains in both for p in gains.get(name, [])]
+        if any("narrowed_at" in p for p in points):  # the trial each seed narrowed at, or None
+            answers[name]["narrowed_at"] = [
+                next((p["narrowed_at"] for p in gains.get(name, [])
+                      if p.get("narrowed_at") is not None), None) for _r, gains in both]
         if points:
             z = cfg.options.get("z", 1.0) if name == cfg.sampler else 1.0
             late = cfg.budget // 4  # once the model has most of its data
@@ -707,6 +712,10 @@ def main() -> int:
                   f"({r['seconds']:.0f} s)", file=sys.stderr)
             if "calibration" in r:
                 print(f"{'':<18} its gain: {json.dumps(r['calibration'])}", file=sys.stderr)
+            at = r["answers"][r["answer"]].get("narrowed_at")
+            if at is not None:
+                print(f"{'':<18} narrowed in {sum(a is not None for a in at)} of {len(at)} "
+                      "seeds", file=sys.stderr)
     if args.plot:
         plot(args.case, results, args.plot)
     # a seed's games and answers reproduce exactly only with the same libraries (their

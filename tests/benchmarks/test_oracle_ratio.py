@@ -257,3 +257,24 @@ def test_ratio_of_one_optimiser_each_whatever_their_names(tmp_path) -> None:
     proc = _run("--ratio", str(tmp_path / "two.json"), str(b), cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "oracle.py: error: no optimiser is in both results files"
+
+
+def test_the_seeds_that_narrowed_are_recorded_and_printed(tmp_path) -> None:
+    """A `duels` run records per seed the trial from which its duels narrowed (None
+    where they never did), from the answer's detail, and prints the count."""
+    m = _module()
+    marks = m.checkpoints(2000)
+    run = ({"duels": [3.0] * len(marks)},
+           {"duels": [{"games": g, "truth": 1.0, "model_gain": 1.0, "model_gain_sd": 1.0,
+                       "narrowed_at": at} for g, at in zip(marks, (None, 40, 40), strict=False)]})
+    never = ({"duels": [3.0] * len(marks)},
+             {"duels": [{"games": g, "truth": 1.0, "model_gain": 1.0, "model_gain_sd": 1.0,
+                         "narrowed_at": None} for g in marks]})
+    cfg = next(c for c in m.CONFIGS if c.name == "duels")
+    r = m.summarise("broad", m.replace(cfg, budget=2000), [run, never], 1.0)
+    assert r["answers"]["duels"]["narrowed_at"] == [40, None]
+    # from the command line, on the broad wells (which narrow within 8,000 games)
+    out = _run("--case", "broad", "--optimisers", "duels", "--seeds", "1", "--budget", "8000",
+               cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "narrowed in 1 of 1 seeds" in out.stderr
