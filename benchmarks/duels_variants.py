@@ -182,7 +182,8 @@ Variants (each changes one thing):
     48, as ``current``) or more above the model's (``narrow``, ``narrow_z``).
 ``narrow-rising``
     ``narrow-0.5`` with its bar rising with the held-out slots looked at: 3 sd at the
-    first, 4 at the tenth, 5 (the default's) from the hundredth (3 + log10 k).
+    first, 4 at the tenth, 5 from the hundredth (3 + log10 k; ``narrow_from = 3`` with
+    ``narrow_z = 5``).
 ``cubic`` / ``cubic-0.25``
     the model with a cubic term per parameter (:class:`CubicModel`; the term's prior sd
     1 or 0.25 times the curvature's guess): a landscape steeper on one side of its
@@ -384,6 +385,7 @@ STEP_SD = float(SAMPLERS["duels"].options["step_sd"].default)  # likewise
 EDGE_PRIOR = float(SAMPLERS["duels"].options["edge_prior"].default)  # likewise
 NARROW = float(SAMPLERS["duels"].options["narrow"].default)  # likewise
 NARROW_Z = float(SAMPLERS["duels"].options["narrow_z"].default)  # likewise
+NARROW_FROM = float(SAMPLERS["duels"].options["narrow_from"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
 
@@ -708,10 +710,9 @@ class Variant:
     # ``duels.narrow``); with it, held-out duels are played (from their own streams)
     narrow: float = NARROW
     narrow_z: float = NARROW_Z  # the disagreement that narrows it, in sd
-    # the bar rising with the held-out slots looked at: ``narrow_z`` at the first,
-    # ``narrow_z + narrow_rise * log10(k)`` at the k-th, at most ``narrow_top`` (0: flat)
-    narrow_rise: float = 0.0
-    narrow_top: float = NARROW_Z
+    # the bar at the first held-out slot, rising by one sd per tenfold slots up to
+    # ``narrow_z`` (the sampler's ``narrow_from``, ``duels.narrow_bar``; 0: flat)
+    narrow_from: float = NARROW_FROM
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -781,8 +782,8 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "narrow-0.7": Variant(narrow=0.7, narrow_z=3.0),
             "narrow-0.35": Variant(narrow=0.35, narrow_z=3.0),
             "narrow-off": Variant(narrow=0.0),
-            "narrow-0.5-z5": Variant(narrow=0.5, narrow_z=5.0),
-            "narrow-rising": Variant(narrow=0.5, narrow_z=3.0, narrow_rise=1.0, narrow_top=5.0),
+            "narrow-0.5-z5": Variant(narrow=0.5, narrow_z=5.0, narrow_from=0.0),
+            "narrow-rising": Variant(narrow=0.5, narrow_z=5.0, narrow_from=3.0),
             "cubic": Variant(model=CubicModel),
             "cubic-0.25": Variant(model=partial(CubicModel, cubic_sd=0.25)),
             "cubic-0.25-keep-0.75": Variant(model=partial(CubicModel, cubic_sd=0.25),
@@ -913,10 +914,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
             z = duels.disagreement({"model_gain": mean, "model_gain_sd": sd,
                                     "measured_gain": stats_elo(score, n),
                                     "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
-            bar = variant.narrow_z
-            if variant.narrow_rise:
-                bar = min(variant.narrow_top,
-                          bar + variant.narrow_rise * math.log10(len(measured) + 1))
+            bar = duels.narrow_bar({"narrow_z": variant.narrow_z,
+                                    "narrow_from": variant.narrow_from}, len(measured) + 1)
             if z is not None and z >= bar:
                 radius, narrowed_at = variant.radius * variant.narrow, games
         baseline = np.zeros(case.dim)

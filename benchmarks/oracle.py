@@ -148,6 +148,9 @@ FULL_EXTRA = [
     Config("duels-narrow-off", "duels", 16, 64_000, {"narrow": 0.0}),
     # ... at a disagreement of 5 sd, not 3 (stop 48, later)
     Config("duels-narrow-z5", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 5.0}),
+    # ... its bar rising with the held-out duels: 3 sd at the first, 5 from the 100th
+    Config("duels-narrow-rising", "duels", 16, 64_000,
+           {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 3.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

@@ -13,7 +13,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.tuning.after.answers import default_answer
 from heurtune.tuning.samplers import DISAGREE_Z, disagreement
 from heurtune.tuning.samplers._duel import DuelSampler
-from heurtune.tuning.samplers.duels import RADIUS, DuelsSampler, is_holdout
+from heurtune.tuning.samplers.duels import NARROW_BAR, RADIUS, DuelsSampler, is_holdout, narrow_bar
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerContext, SamplerSpec
 from heurtune.tuning.study import duel_of
 from heurtune.tuning.studyfile import load_study_file
@@ -70,7 +70,9 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
             span = np.abs(np.array(duel["plus_u"]) - np.array(duel["minus_u"]))
             assert span.max() <= 1.0 + 1e-9
     case = CASES["broad"]
-    assert loss(case, on.params) + 10.0 < loss(case, off.params)  # 3.4 against 16.8 Elo
+    # 3.4 against 16.8 Elo with OpenBLAS's SkylakeX kernel, 3.1 against 11.5 with Haswell's
+    # or Zen's (kernels round differently: the same seed's duels part later on)
+    assert loss(case, on.params) < 5.0 and loss(case, on.params) + 5.0 < loss(case, off.params)
     # a sampler rebuilt from the stored trials (a resumed study, another worker) reads
     # the narrowed radius and where it narrowed
     spec = SamplerSpec.parse("duels", {"narrow": 0.5}, "test")
@@ -79,6 +81,7 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
     assert resumed.radius == 1.0
     resumed.update(narrowed.trials)
     assert resumed.radius == 0.5 and resumed.narrowed_at == at
+    assert resumed.narrowed_bar == 3.0 == on.detail["narrow_bar"]  # the bar it cleared
 
 
 def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) -> None:
@@ -159,3 +162,48 @@ def test_narrow_z_is_the_bar_the_disagreement_must_reach(oracle, tmp_path: Path)
         runs[name] = default_answer(study, base).detail["narrowed_at"]
     assert runs["z100"] is None
     assert runs["z3"] is not None and runs["z5"] is not None and runs["z5"] >= runs["z3"]
+
+
+def test_narrow_bar_rises_one_sd_per_tenfold_held_out_duels_up_to_narrow_z() -> None:
+    rising = {"narrow_z": 5.0, "narrow_from": 3.0}
+    assert [narrow_bar(rising, k) for k in (1, 10, 100, 1000)] == [3.0, 4.0, 5.0, 5.0]
+    assert abs(narrow_bar(rising, 40) - (3.0 + np.log10(40))) < 1e-12
+    # off (0), or at or above narrow_z: narrow_z from the first held-out duel
+    for start in (0.0, 5.0, 7.0):
+        assert narrow_bar({"narrow_z": 5.0, "narrow_from": start}, 1) == 5.0
+    assert narrow_bar({"narrow_z": 3.0}, 1) == 3.0  # a record without the option
+    option = SAMPLERS["duels"].options["narrow_from"]
+    assert (option.low, option.high) == (0.0, 100.0)
+
+
+def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: Path) -> None:
+    """The same ``broad`` study at 3 sd, rising from 3 to 5, and at 5: the rising bar
+    narrows no sooner than 3 sd and no later than 5, records the bar it cleared (in the
+    duel that narrowed, and the answer's sentence names it), and a study that never
+    narrows is the flat bar's to the game."""
+    runs = {}
+    for name, bar in (("z3", "narrow_z = 3.0"), ("rising", "narrow_from = 3.0"), ("z5", "")):
+        study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
+                                              f"narrow = 0.5\n{bar}"), 6000, 0)
+        runs[name] = study, default_answer(study, base).detail
+    at = {name: detail["narrowed_at"] for name, (_, detail) in runs.items()}
+    assert at["z3"] <= at["rising"] <= at["z5"] and at["z3"] < at["z5"]
+    study, detail = runs["rising"]
+    bar = detail["narrow_bar"]
+    assert 3.0 <= bar <= 5.0 and detail["narrow_from"] == 3.0
+    first = next(t for t in study.trials if t.number == at["rising"])
+    assert duel_of(first)[NARROW_BAR] == bar
+    from heurtune.tuning.views import fit_text
+    assert f"first measured the answer's gain {bar:.3g} sd above" in fit_text(detail)
+    plain, base = run_oracle(oracle_study(_dir(tmp_path, "far-z5"), "far", "duels", 16, 1),
+                             4000, 1)
+    rising, _ = run_oracle(oracle_study(_dir(tmp_path, "far-rising"), "far", "duels", 16, 1,
+                                        "narrow_from = 3.0"), 4000, 1)
+    assert default_answer(rising, base).detail["narrowed_at"] is None
+    assert [t.params for t in _duels(plain)] == [t.params for t in _duels(rising)]
+
+
+@pytest.mark.parametrize("value", ["-1.0", "101.0", "\"low\""])
+def test_a_narrow_from_out_of_bounds_is_refused(oracle, tmp_path: Path, value: str) -> None:
+    with pytest.raises(HeurtuneError, match="narrow_from"):
+        load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"narrow_from = {value}"))

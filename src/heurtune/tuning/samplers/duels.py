@@ -56,6 +56,8 @@ from heurtune.tuning.study import duel_of
 REFIT_GROWTH = 1.02  # the model is refitted once its duels grew by 2%
 HOLDOUT = "holdout"  # a held-out duel's flag in its DUEL record: the answer vs the baseline
 RADIUS = "radius"  # a duel's radius in its DUEL record, where it narrowed (``narrow``)
+# the bar, in sd, the held-out duel that narrowed the radius cleared (in its DUEL record)
+NARROW_BAR = "narrow_bar"
 # Held-out duels of answers within this of the current answer in every parameter, in
 # unit coordinates (a range is 2 wide: a tenth of each range), measure it; farther
 # ones measured an answer the sampler has since moved away from.
@@ -195,6 +197,23 @@ def disagreement(detail: Mapping[str, Any]) -> float | None:
     if not math.isfinite(spread) or spread <= 0.0:
         return None
     return (measured - model) / spread
+
+
+def narrow_bar(options: Mapping[str, Any], look: int) -> float:
+    """The disagreement, in sd, at which the radius narrows at the ``look``-th held-out
+    slot (1: the first): ``narrow_z``, or with ``narrow_from`` set (above 0 and below
+    ``narrow_z``) ``narrow_from`` at the first slot, one sd more at the tenth and every
+    tenfold after, at most ``narrow_z``.
+
+    Why: the test is asked at every held-out slot, about 100 times in a study of
+    32,000 games, so a bar low enough to narrow a broad box's wells early (3 sd) also
+    narrows some bowls by chance late in the study, when many looks have passed; a bar
+    that rises with the looks keeps the early test sensitive and the late one as strict
+    as ``narrow_z`` (docs/results/optimisers.md, "A bar that rises with the looks")."""
+    top, start = float(options["narrow_z"]), float(options.get("narrow_from", 0.0))
+    if start <= 0.0 or start >= top:
+        return top
+    return min(top, start + math.log10(max(look, 1)))
 
 
 def duel_points(centre: np.ndarray, radius: float, sign: np.ndarray, edge_only: np.ndarray,
@@ -412,6 +431,7 @@ class DuelsSampler(DuelSampler):
         # the duels' radius now, and the trial from which it narrowed (see ``narrow``)
         self.radius: float = o["radius"]
         self.narrowed_at: int | None = None
+        self.narrowed_bar: float | None = None  # the bar it cleared (None: not recorded)
 
     def update(self, trials: Sequence[FrozenTrial], every: bool = False) -> None:
         """Add the duels completed since the last call and refit (``every``: even
@@ -423,7 +443,9 @@ class DuelsSampler(DuelSampler):
             self._seen.add(t.number)
             duel = duel_of(t)
             if duel is not None and RADIUS in duel:  # a narrowed radius, as the trial played it
-                self._narrowed(float(duel[RADIUS]), t.number)
+                bar = duel.get(NARROW_BAR)
+                self._narrowed(float(duel[RADIUS]), t.number,
+                               float(bar) if isinstance(bar, (int, float)) else None)
             if is_holdout(duel):
                 self.held_out.append((t, self.box.to_unit(t.params) - self.u0))
                 continue
@@ -476,6 +498,7 @@ class DuelsSampler(DuelSampler):
                 held: dict[str, Any] = {HOLDOUT: True, "model_gain": mean, "model_gain_sd": sd}
                 if self.narrow(plus - self.u0, mean, sd, number):
                     held[RADIUS] = self.radius
+                    held[NARROW_BAR] = self.narrowed_bar
                 return plus, self.u0.copy(), held
         self.update(trials)
         rng = self.rng(number)
@@ -510,17 +533,18 @@ class DuelsSampler(DuelSampler):
             return False
         apart = disagreement({"model_gain": mean, "model_gain_sd": sd,
                               "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high]})
-        if apart is None or apart < self.options["narrow_z"]:
+        bar = narrow_bar(self.options, len(self.held_out) + 1)
+        if apart is None or apart < bar:
             return False
-        self._narrowed(self.options["radius"] * factor, number)
+        self._narrowed(self.options["radius"] * factor, number, bar)
         return True
 
-    def _narrowed(self, radius: float, number: int) -> None:
+    def _narrowed(self, radius: float, number: int, bar: float | None = None) -> None:
         if radius < self.radius:
             self.radius = radius
         if radius < self.options["radius"] and (self.narrowed_at is None
                                                 or number < self.narrowed_at):
-            self.narrowed_at = number
+            self.narrowed_at, self.narrowed_bar = number, bar
 
     def answer(self, trials: Sequence[FrozenTrial]) -> dict[str, Any]:
         """The answer's parameters, its model-based gain (``model_gain``,
@@ -546,7 +570,8 @@ class DuelsSampler(DuelSampler):
                                                self._centre),
                 "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale,
                 "radius": self.radius, "narrowed_at": self.narrowed_at,
-                "narrow": self.options["narrow"], "narrow_z": self.options["narrow_z"]}
+                "narrow_bar": self.narrowed_bar, "narrow": self.options["narrow"],
+                "narrow_z": self.options["narrow_z"], "narrow_from": self.options["narrow_from"]}
 
 
 def make(spec: SamplerSpec, seed: int, context: SamplerContext) -> DuelsSampler:

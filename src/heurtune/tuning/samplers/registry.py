@@ -211,6 +211,10 @@ KINDS: tuple[SamplerKind, ...] = (
                               "(0: never)"),
         "narrow_z": Option(float, 5.0, 0.0, 100.0,
                            help="narrow: the disagreement, in sd, at which the radius narrows"),
+        "narrow_from": Option(float, 0.0, 0.0, 100.0,
+                              help="narrow: the bar at the first held-out duel, in sd, rising "
+                                   "by one sd at the tenth and every tenfold after, up to "
+                                   "narrow_z (0: narrow_z from the first)"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
                                   help="share of coordinates duelled centre vs edge (curvature)"),
         "holdout_every": Option(int, 10, 0, 1_000_000,

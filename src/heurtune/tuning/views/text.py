@@ -158,12 +158,14 @@ def _narrowed_text(detail: Mapping[str, Any]) -> str:
     """Where ``duels``' radius narrowed (its ``narrow`` option): from which trial, and
     to what; empty where it did not."""
     at, radius = detail.get("narrowed_at"), detail.get("radius")
-    bar = detail.get("narrow_z", DISAGREE_Z)
+    bar = detail.get("narrow_bar")  # the bar it cleared (recorded since stop 49)
+    if not isinstance(bar, (int, float)):
+        bar = detail.get("narrow_z", DISAGREE_Z)
     if (not isinstance(at, int) or not isinstance(radius, (int, float))
             or not isinstance(bar, (int, float))):
         return ""
     return (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} on, "
-            f"where the held-out duels first measured the answer's gain {bar:g} sd "
+            f"where the held-out duels first measured the answer's gain {bar:.3g} sd "
             f"above the model's (narrow)")
 
 
