@@ -46,7 +46,9 @@ Variants (each changes one thing):
     the move is ``edge_move_sd`` sd above zero), then stepped toward the model's
     maximum since 2026-11-26 (``step_sd``, 0.8,
     :func:`heurtune.tuning.samplers.duels.step_toward`); its radius halved where the
-    held-out duels measure 5 sd more than the model since stop 48 (``narrow``).
+    held-out duels measure 5 sd more than the model since stop 48 (``narrow``), a bar
+    that rises from 3 sd at the first held-out duel to 5 at the 100th since stop 49
+    (``narrow_from``).
 ``step-0.8``
     the step's bar at 0.8 sd whatever the sampler's default (``current`` today).
 ``step-off``
@@ -178,12 +180,12 @@ Variants (each changes one thing):
     duels the stand-in then counts but does not play).
 ``narrow-0.5`` / ``narrow-0.7`` / ``narrow-0.35`` / ``narrow-0.5-z5``
     the radius times 0.5 (0.7, 0.35) from the first held-out slot at which the held-out
-    duels measure the answer's gain 3 sd (``-z5``: 5 sd, the sampler's default since stop
-    48, as ``current``) or more above the model's (``narrow``, ``narrow_z``).
+    duels measure the answer's gain 3 sd (``-z5``: 5 sd, the sampler's default of stop
+    48, a flat bar) or more above the model's (``narrow``, ``narrow_z``).
 ``narrow-rising``
     ``narrow-0.5`` with its bar rising with the held-out slots looked at: 3 sd at the
     first, 4 at the tenth, 5 from the hundredth (3 + log10 k; ``narrow_from = 3`` with
-    ``narrow_z = 5``).
+    ``narrow_z = 5``): ``current`` since stop 49.
 ``cubic`` / ``cubic-0.25``
     the model with a cubic term per parameter (:class:`CubicModel`; the term's prior sd
     1 or 0.25 times the curvature's guess): a landscape steeper on one side of its

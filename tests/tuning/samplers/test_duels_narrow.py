@@ -30,15 +30,20 @@ def _duels(study) -> list:
     return [t for t in study.trials if duel_of(t) is not None]
 
 
-def test_the_default_halves_the_radius_at_5_sd_and_older_studies_keep_it_off() -> None:
+def test_the_default_halves_the_radius_at_a_bar_from_3_to_5_sd_older_studies_keep_theirs() -> None:
     options = SAMPLERS["duels"].options
     assert options["narrow"].default == 0.5 and (options["narrow"].low,
                                                   options["narrow"].high) == (0.0, 1.0)
-    assert options["narrow_z"].default == 5.0
+    assert options["narrow_z"].default == 5.0 and options["narrow_from"].default == 3.0
     # a study recorded before the option existed ran without it, and goes on so
     assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["narrow"] == 0.0
     resumed = SamplerSpec.parse("duels", {}, "file").resuming({"narrow": 0.0})
     assert resumed.options["narrow"] == 0.0
+    # one recorded with the flat bar (stop 48: no narrow_from; or this stop's 0) keeps it
+    assert SamplerSpec.from_record("duels", {"narrow": 0.5}, "t").options["narrow_from"] == 0.0
+    flat = SamplerSpec.parse("duels", {}, "file").resuming(
+        {**SamplerSpec.parse("duels", {}, "f").recorded(), "narrow_from": 0.0})
+    assert flat.options["narrow_from"] == 0.0
 
 
 def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
@@ -154,9 +159,10 @@ def fit_text_of(study, base) -> str:
 
 def test_narrow_z_is_the_bar_the_disagreement_must_reach(oracle, tmp_path: Path) -> None:
     """The same ``broad`` study: at a bar no disagreement reaches it never narrows, at
-    the default 5 sd no sooner than at 3."""
+    5 sd (flat, `narrow_from = 0`) no sooner than at 3."""
     runs = {}
-    for name, bar in (("z3", "narrow_z = 3.0"), ("z5", ""), ("z100", "narrow_z = 100.0")):
+    for name, bar in (("z3", "narrow_z = 3.0"), ("z5", "narrow_from = 0.0"),
+                      ("z100", "narrow_z = 100.0\nnarrow_from = 0.0")):
         study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
                                               f"narrow = 0.5\n{bar}"), 6000, 0)
         runs[name] = default_answer(study, base).detail["narrowed_at"]
@@ -182,7 +188,7 @@ def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: P
     duel that narrowed, and the answer's sentence names it), and a study that never
     narrows is the flat bar's to the game."""
     runs = {}
-    for name, bar in (("z3", "narrow_z = 3.0"), ("rising", "narrow_from = 3.0"), ("z5", "")):
+    for name, bar in (("z3", "narrow_z = 3.0"), ("rising", ""), ("z5", "narrow_from = 0.0")):
         study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
                                               f"narrow = 0.5\n{bar}"), 6000, 0)
         runs[name] = study, default_answer(study, base).detail
@@ -195,10 +201,10 @@ def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: P
     assert duel_of(first)[NARROW_BAR] == bar
     from heurtune.tuning.views import fit_text
     assert f"first measured the answer's gain {bar:.3g} sd above" in fit_text(detail)
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "far-z5"), "far", "duels", 16, 1),
-                             4000, 1)
-    rising, _ = run_oracle(oracle_study(_dir(tmp_path, "far-rising"), "far", "duels", 16, 1,
-                                        "narrow_from = 3.0"), 4000, 1)
+    plain, base = run_oracle(oracle_study(_dir(tmp_path, "far-z5"), "far", "duels", 16, 1,
+                                          "narrow_from = 0.0"), 4000, 1)
+    rising, _ = run_oracle(oracle_study(_dir(tmp_path, "far-rising"), "far", "duels", 16, 1),
+                           4000, 1)
     assert default_answer(rising, base).detail["narrowed_at"] is None
     assert [t.params for t in _duels(plain)] == [t.params for t in _duels(rising)]
 

@@ -29,7 +29,9 @@ landscape is not the bowl the model fits at the duels' radius (wells narrower th
 duels, far from the baseline, which duels a radius wide smooth over): the radius then
 narrows, times ``narrow`` (0.5), once, for the rest of the study
 (:meth:`DuelsSampler.narrow`; docs/results/optimisers.md, "A higher bar for
-narrowing").
+narrowing"). With ``narrow_from`` set, the bar starts there at the first held-out duel
+and rises by one sd at every tenfold of them, up to ``narrow_z`` (:func:`narrow_bar`;
+same page, "A bar that rises with the looks").
 """
 
 from __future__ import annotations

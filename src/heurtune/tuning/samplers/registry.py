@@ -210,8 +210,10 @@ KINDS: tuple[SamplerKind, ...] = (
                               "landscape is not the bowl the model fits at that radius "
                               "(0: never)"),
         "narrow_z": Option(float, 5.0, 0.0, 100.0,
-                           help="narrow: the disagreement, in sd, at which the radius narrows"),
-        "narrow_from": Option(float, 0.0, 0.0, 100.0,
+                           help="narrow: the disagreement, in sd, at which the radius narrows "
+                                "(from the first held-out duel where narrow_from is 0, else "
+                                "where the rising bar reaches it)"),
+        "narrow_from": Option(float, 3.0, 0.0, 100.0,
                               help="narrow: the bar at the first held-out duel, in sd, rising "
                                    "by one sd at the tenth and every tenfold after, up to "
                                    "narrow_z (0: narrow_z from the first)"),
@@ -223,9 +225,10 @@ KINDS: tuple[SamplerKind, ...] = (
         "heurtune.tuning.samplers.duels:make", duels=True,
         # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45),
         # whose studies were the first to record every option (0 that day); narrow: 0
-        # (off) until stop 48, and no study recorded it before that stop
-        former_defaults={"edge_prior": 1.0, "narrow": 0.0},
-        past_defaults={"edge_prior": (0.0,), "narrow": (0.0,)}),
+        # (off) until stop 48, and no study recorded it before that stop; narrow_from: 0
+        # (the bar narrow_z from the first held-out duel) until stop 49
+        former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0},
+        past_defaults={"edge_prior": (0.0,), "narrow": (0.0,), "narrow_from": (0.0,)}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {
