@@ -509,41 +509,50 @@ class AveragedModel(QuadraticModel):
         self.scale, self.start_scale = mode[1], mode[2]
 
 
-class CubicModel(QuadraticModel):
-    """The sampler's model with a cubic term per coordinate (``k_i d_i^3``), its prior
-    mean zero and sd ``cubic_sd`` times the curvature's guess (at the chosen scale): a
-    landscape steeper on one side of its optimum than on the other (``skewed``) can be
-    fitted, where a quadratic's maximum overshoots toward the flatter side. Its
-    maximum in the box is found numerically, from the quadratic part's. Duels only
-    (no opponents' offsets)."""
+class TermModel(QuadraticModel):
+    """The sampler's model plus one term per coordinate (a subclass's :meth:`term`,
+    after the quadratic's features), each coefficient with prior mean zero and sd
+    ``term_sd`` times the curvature's guess at the chosen scale. Its maximum in the box
+    is found numerically, from the quadratic part's, the start and the subclass's own
+    :meth:`starts`. Duels only (no opponents' offsets)."""
 
-    cubic_sd: float = 1.0
-
-    def __init__(self, dim: int, cubic_sd: float = 1.0, **kw: Any) -> None:
-        self.cubic_sd = cubic_sd
+    def __init__(self, dim: int, term_sd: float, **kw: Any) -> None:
+        self.term_sd = term_sd
         super().__init__(dim, **kw)
         if self.offsets:
-            raise ValueError("the cubic stand-in model fits duels only")
+            raise ValueError(f"the {type(self).__name__} stand-in model fits duels only")
+
+    def term(self, d: np.ndarray) -> np.ndarray:
+        """The added term of each coordinate at ``d``."""
+        raise NotImplementedError
+
+    def term_slope(self, point: np.ndarray, i: int) -> float:
+        """The derivative of coordinate ``i``'s term along it at ``point``."""
+        raise NotImplementedError
+
+    def starts(self) -> list[np.ndarray]:
+        """Further points the search for the maximum starts from."""
+        return []
 
     @property
     def feature_count(self) -> int:
         return n_features(self.dim) + self.dim
 
     def features(self, d: np.ndarray) -> np.ndarray:
-        return np.concatenate([super().features(d), d ** 3])
+        return np.concatenate([super().features(d), self.term(d)])
 
     def slope_features(self, point: np.ndarray, i: int) -> np.ndarray:
         s = np.zeros(self.feature_count)
         s[:n_features(self.dim)] = super().slope_features(point, i)
-        s[n_features(self.dim) + i] = 3.0 * point[i] ** 2
+        s[n_features(self.dim) + i] = self.term_slope(point, i)
         return s
 
     def _prior(self, scale: float, start_scale: float | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
         mean, precision = super()._prior(scale, start_scale)
-        cubic = slice(n_features(self.dim), self.feature_count)
-        mean[cubic] = 0.0
-        precision[cubic] = 1.0 / (self.cubic_sd * self.elo_per_range * scale) ** 2
+        added = slice(n_features(self.dim), self.feature_count)
+        mean[added] = 0.0
+        precision[added] = 1.0 / (self.term_sd * self.elo_per_range * scale) ** 2
         return mean, precision
 
     def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -551,57 +560,65 @@ class CubicModel(QuadraticModel):
         m = self.mean[:self.feature_count]
         first = super().argmax_mean(low, high, start)  # the quadratic part's maximum
         best, best_value = first, float(self.features(first) @ m)
-        for s in (first, np.clip(np.asarray(start, dtype=float), low, high)):
-            r = minimize(lambda x: -float(self.features(x) @ m), s, method="L-BFGS-B",
-                         bounds=list(zip(low, high, strict=True)))
+        for s in (first, *self.starts(), np.asarray(start, dtype=float)):
+            r = minimize(lambda x: -float(self.features(x) @ m), np.clip(s, low, high),
+                         method="L-BFGS-B", bounds=list(zip(low, high, strict=True)))
             if -float(r.fun) > best_value:
                 best, best_value = np.asarray(r.x), -float(r.fun)
         return np.asarray(best)
 
 
-class HingeModel(QuadraticModel):
+class CubicModel(TermModel):
+    """The sampler's model with a cubic term per coordinate (``k_i d_i^3``), its prior
+    sd ``cubic_sd`` times the curvature's guess (:class:`TermModel`): a landscape
+    steeper on one side of its optimum than on the other (``skewed``) can be fitted,
+    where a quadratic's maximum overshoots toward the flatter side."""
+
+    def __init__(self, dim: int, cubic_sd: float = 1.0, **kw: Any) -> None:
+        super().__init__(dim, cubic_sd, **kw)
+
+    def term(self, d: np.ndarray) -> np.ndarray:
+        return np.asarray(d ** 3)
+
+    def term_slope(self, point: np.ndarray, i: int) -> float:
+        return float(3.0 * point[i] ** 2)
+
+
+class HingeModel(TermModel):
     """The sampler's model with its curvature allowed to differ on the two sides of a
     knot per coordinate: the term ``a_i u_i |u_i|`` with ``u_i = d_i - k_i`` adds
     ``a_i`` to the curvature on the upper side of the knot and takes it from the lower
-    one, with no change of value or slope at the knot (prior mean zero, sd ``hinge_sd``
-    times the curvature's guess at the chosen scale). The knot is the duels' centre:
-    the model's last maximum in the box (:meth:`argmax_mean`), so the asymmetry is
-    fitted where the duels measure it and the terms vanish there; where the knot moves,
-    the statistics are rebuilt from the stored duels before the next fit. A landscape
+    one, with no change of value or slope at the knot (its prior sd ``hinge_sd`` times
+    the curvature's guess: :class:`TermModel`). The knot is the duels' centre: the
+    model's last maximum in the box (:meth:`argmax_mean`), so the asymmetry is fitted
+    where the duels measure it and the terms vanish there; where the knot moves, the
+    statistics are rebuilt from the stored duels before the next fit. A landscape
     steeper on one side of its optimum (``skewed``: four times) is then within reach
-    where a cubic term about the baseline was not. Duels only."""
+    where a cubic term about the baseline was not. ``inner_only``: no hinge along a
+    coordinate whose knot lies within ``room`` of a bound of ``box`` (set by
+    :func:`run`), where the duels see one side of it only."""
 
-    hinge_sd: float = 0.5
-    # with ``box`` (low, high) set: no hinge along a coordinate whose knot lies within
-    # ``room`` of a bound, where the duels see one side of it only
     box: tuple[np.ndarray, np.ndarray] | None = None
     room: float = 0.0
 
     def __init__(self, dim: int, hinge_sd: float = 0.5, inner_only: bool = False,
                  **kw: Any) -> None:
-        self.hinge_sd = hinge_sd
         self.inner_only = inner_only
         self.knot = np.zeros(dim)
         self.active = np.ones(dim, dtype=bool)
         self._next_knot: np.ndarray | None = None
         self._stored: list[Observation] = []
-        super().__init__(dim, **kw)
-        if self.offsets:
-            raise ValueError("the hinge stand-in model fits duels only")
+        super().__init__(dim, hinge_sd, **kw)
 
-    @property
-    def feature_count(self) -> int:
-        return n_features(self.dim) + self.dim
-
-    def features(self, d: np.ndarray) -> np.ndarray:
+    def term(self, d: np.ndarray) -> np.ndarray:
         u = d - self.knot
-        return np.concatenate([super().features(d), np.where(self.active, u * np.abs(u), 0.0)])
+        return np.asarray(np.where(self.active, u * np.abs(u), 0.0))
 
-    def slope_features(self, point: np.ndarray, i: int) -> np.ndarray:
-        s = np.zeros(self.feature_count)
-        s[:n_features(self.dim)] = super().slope_features(point, i)
-        s[n_features(self.dim) + i] = 2.0 * abs(point[i] - self.knot[i]) if self.active[i] else 0.0
-        return s
+    def term_slope(self, point: np.ndarray, i: int) -> float:
+        return 2.0 * abs(float(point[i] - self.knot[i])) if self.active[i] else 0.0
+
+    def starts(self) -> list[np.ndarray]:
+        return [self.knot]
 
     def add(self, obs: Observation) -> None:
         self._stored.append(obs)
@@ -622,26 +639,10 @@ class HingeModel(QuadraticModel):
                 self.add(obs)
         super().fit()
 
-    def _prior(self, scale: float, start_scale: float | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
-        mean, precision = super()._prior(scale, start_scale)
-        hinge = slice(n_features(self.dim), self.feature_count)
-        mean[hinge] = 0.0
-        precision[hinge] = 1.0 / (self.hinge_sd * self.elo_per_range * scale) ** 2
-        return mean, precision
-
     def argmax_mean(self, low: np.ndarray, high: np.ndarray, start: np.ndarray) -> np.ndarray:
-        assert self.mean is not None
-        m = self.mean[:self.feature_count]
-        first = super().argmax_mean(low, high, start)  # the quadratic part's maximum
-        best, best_value = first, float(self.features(first) @ m)
-        for s in (first, self.knot, np.clip(np.asarray(start, dtype=float), low, high)):
-            r = minimize(lambda x: -float(self.features(x) @ m), np.clip(s, low, high),
-                         method="L-BFGS-B", bounds=list(zip(low, high, strict=True)))
-            if -float(r.fun) > best_value:
-                best, best_value = np.asarray(r.x), -float(r.fun)
-        self._next_knot = np.asarray(best, dtype=float).copy()
-        return np.asarray(best)
+        best = super().argmax_mean(low, high, start)
+        self._next_knot = best.copy()  # the knot of the next fit
+        return best
 
 
 HINGE_MOVE = 0.02  # the knot follows the model's maximum once it moves this far (unit coords)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from heurtune.tuning.samplers.quadratic import QuadraticModel
 from tests.helpers import ROOT, load_script
@@ -620,14 +621,14 @@ def test_cubic_model_fits_a_cubic_term_and_finds_its_maximum_in_the_box() -> Non
     assert abs(plain.gain(np.array([1.0]))[0] - (-1.0)) > 0.5
 
 
-def test_cubic_model_prior_is_the_quadratic_one_plus_a_zero_centred_cubic_term() -> None:
-    m = _module()
-    cubic, plain = m.CubicModel(3, cubic_sd=0.5), QuadraticModel(3)
-    cm, cp = cubic._prior(2.0, 1.0)
+@pytest.mark.parametrize("name", ["CubicModel", "HingeModel"])
+def test_an_added_terms_prior_is_the_quadratic_one_plus_a_zero_centred_term(name) -> None:
+    model, plain = getattr(_module(), name)(3, 0.5), QuadraticModel(3)
+    tm, tp = model._prior(2.0, 1.0)
     pm, pp = plain._prior(2.0, 1.0)
-    assert np.array_equal(cm[:9], pm) and np.array_equal(cp[:9], pp)
-    assert np.array_equal(cm[9:], np.zeros(3))
-    assert np.allclose(cp[9:], 1.0 / (0.5 * 2.0 * 2.0) ** 2)
+    assert np.array_equal(tm[:9], pm) and np.array_equal(tp[:9], pp)
+    assert np.array_equal(tm[9:], np.zeros(3))
+    assert np.allclose(tp[9:], 1.0 / (0.5 * 2.0 * 2.0) ** 2)
 
 
 def test_a_narrow_variant_counts_the_seeds_that_narrowed() -> None:
@@ -669,13 +670,8 @@ def test_hinge_model_fits_two_curvatures_about_its_knot_and_follows_the_maximum(
     assert plain.argmax_mean(low, high, np.zeros(1))[0] < 0.2
 
 
-def test_hinge_model_prior_and_its_inner_only_knots() -> None:
+def test_a_hinge_knot_at_a_bound_drops_its_term_with_inner_only() -> None:
     m = _module()
-    hinge, plain = m.HingeModel(3, hinge_sd=0.5), QuadraticModel(3)
-    hm, hp = hinge._prior(2.0, 1.0)
-    pm, pp = plain._prior(2.0, 1.0)
-    assert np.array_equal(hm[:9], pm) and np.array_equal(hp[:9], pp)
-    assert np.array_equal(hm[9:], np.zeros(3)) and np.allclose(hp[9:], 1.0 / (0.5 * 2.0 * 2.0) ** 2)
     # at the knot the hinge adds nothing; inner_only drops it where the knot is at a bound
     inner = m.HingeModel(2, inner_only=True)
     inner.box, inner.room = (np.array([-1.0, -1.0]), np.array([1.0, 1.0])), 0.1
