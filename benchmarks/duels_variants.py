@@ -632,9 +632,7 @@ class HingeModel(TermModel):
                 low, high = self.box
                 self.active = (nxt - low > self.room) & (high - nxt > self.room)
             stored, self._stored = self._stored, []
-            self._A = np.zeros((self.size, self.size))
-            self._b = np.zeros(self.size)
-            self._yy, self._count, self._var_num, self._var_den = 0.0, 0, 0.0, 0.0
+            self.clear()
             for obs in stored:
                 self.add(obs)
         super().fit()

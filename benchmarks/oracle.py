@@ -146,8 +146,7 @@ FULL_EXTRA = [
     Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 3.0}),
     # never narrowed (the default before stop 48; since then 0.5 at 5 sd)
     Config("duels-narrow-off", "duels", 16, 64_000, {"narrow": 0.0}),
-    # ... at a disagreement of 5 sd, not 3 (stop 48, later)
-    # (flat: the default of stop 48, before narrow_from)
+    # ... at a flat 5 sd, not 3 (stop 48, later: its default, before narrow_from)
     Config("duels-narrow-z5", "duels", 16, 64_000,
            {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 0.0}),
     # ... its bar rising with the held-out duels: 3 sd at the first, 5 from the 100th

@@ -89,3 +89,16 @@ def test_a_curvature_duel_with_no_room_either_way_keeps_its_sign() -> None:
     a, b = duel_points(np.array([0.0]), 1.0, np.array([-1.0]), np.array([True]),
                        np.array([True]), low, high)
     assert a.tolist() == pytest.approx([-0.1]) and b.tolist() == [0.0]
+
+
+def test_clear_forgets_every_observation_and_refitting_them_repeats_the_fit() -> None:
+    """``clear``: the statistics as a new model has them; the same duels added again
+    give the same posterior (what a subclass whose features change relies on)."""
+    model, fresh = QuadraticModel(4), QuadraticModel(4)
+    far_duels(model)
+    mean, cov = model.mean.copy(), model.cov.copy()
+    model.clear()
+    assert model.observations == 0 and model.variance_factor == fresh.variance_factor
+    assert np.array_equal(model._A, fresh._A) and np.array_equal(model._b, fresh._b)
+    far_duels(model)
+    assert np.allclose(model.mean, mean) and np.allclose(model.cov, cov)

@@ -185,8 +185,14 @@ class QuadraticModel:
     widen: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every observation (the prior and the last fit stay): a subclass whose
+        features change refits its stored observations from here."""
         self._A = np.zeros((self.size, self.size))
         self._b = np.zeros(self.size)
+        self._yy, self._count, self._var_num, self._var_den = 0.0, 0, 0.0, 0.0
 
     @property
     def size(self) -> int:
