@@ -103,10 +103,13 @@ def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) 
     assert not any(RADIUS in duel_of(t) for t in _duels(narrowed))
 
 
-@pytest.mark.parametrize("value", ["-0.1", "1.5", "\"half\""])
-def test_a_narrow_out_of_bounds_is_refused(oracle, tmp_path: Path, value: str) -> None:
-    with pytest.raises(HeurtuneError, match="narrow"):
-        load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"narrow = {value}"))
+@pytest.mark.parametrize(("key", "value"), [
+    ("narrow", "-0.1"), ("narrow", "1.5"), ("narrow", "\"half\""),
+    ("narrow_from", "-1.0"), ("narrow_from", "101.0"), ("narrow_from", "\"low\"")])
+def test_a_narrow_option_out_of_bounds_is_refused(oracle, tmp_path: Path, key: str,
+                                                  value: str) -> None:
+    with pytest.raises(HeurtuneError, match=key):
+        load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"{key} = {value}"))
 
 
 def test_the_answer_says_where_the_duels_narrowed() -> None:
@@ -207,9 +210,3 @@ def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: P
                            4000, 1)
     assert default_answer(rising, base).detail["narrowed_at"] is None
     assert [t.params for t in _duels(plain)] == [t.params for t in _duels(rising)]
-
-
-@pytest.mark.parametrize("value", ["-1.0", "101.0", "\"low\""])
-def test_a_narrow_from_out_of_bounds_is_refused(oracle, tmp_path: Path, value: str) -> None:
-    with pytest.raises(HeurtuneError, match="narrow_from"):
-        load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"narrow_from = {value}"))
