@@ -646,6 +646,48 @@ class HingeModel(TermModel):
 HINGE_MOVE = 0.02  # the knot follows the model's maximum once it moves this far (unit coords)
 
 
+class ShadowHingeModel(QuadraticModel):
+    """The sampler's model, with a :class:`HingeModel` fitted beside it on the same duels
+    (:attr:`shadow`) that no gain or answer is read off: only its hinge terms, whose
+    z (:meth:`asymmetry`) says whether the landscape is steeper on one side of the
+    duels' centre than on the other, which the quadratic cannot fit."""
+
+    def __init__(self, dim: int, **kw: Any) -> None:
+        super().__init__(dim, **kw)
+        self.shadow = HingeModel(dim, **kw)
+
+    def add(self, obs: Observation) -> None:
+        super().add(obs)
+        self.shadow.add(obs)
+
+    def asymmetry(self, low: np.ndarray, high: np.ndarray, centre: np.ndarray) -> float:
+        """The largest |posterior mean / sd| of the shadow's hinge terms (the shadow
+        fitted now, its knot then moved to its maximum for the next fit)."""
+        shadow = self.shadow
+        shadow.fit()
+        shadow.argmax_mean(low, high, centre)
+        assert shadow.mean is not None and shadow.cov is not None
+        terms = slice(n_features(self.dim), shadow.feature_count)
+        sd = np.sqrt(np.diag(shadow.cov)[terms])
+        return float(np.max(np.abs(shadow.mean[terms]) / sd))
+
+
+def asymmetry_gated_answer(share: float, bar: float) -> Answer:
+    """``keep-S`` (:func:`kept_answer`) where the shadow hinge model
+    (:class:`ShadowHingeModel`) finds no hinge term ``bar`` sd from zero, else the
+    sampler's own answer: bolder where the quadratic fits, as cautious as now where the
+    landscape is steeper on one side."""
+    keep = kept_answer(share)
+
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        assert isinstance(model, ShadowHingeModel)
+        if model.asymmetry(low, high, centre) >= bar:
+            return current_answer(model, low, high, centre)
+        return keep(model, low, high, centre)
+    return answer
+
+
 # The sampler's model as it was before 2026-11-24: one empirical-Bayes scale shared by
 # the curvature and the baseline's distance (separate scales never beat it)
 SharedScaleModel = partial(QuadraticModel, separate_margin=math.inf)
@@ -799,7 +841,11 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
                                          answer=kept_answer(0.75)),
             "hinge-inner": Variant(model=partial(HingeModel, inner_only=True)),
             "hinge-inner-keep-0.75": Variant(model=partial(HingeModel, inner_only=True),
-                                             answer=kept_answer(0.75))}
+                                             answer=kept_answer(0.75)),
+            "asym-keep-0.75-z2": Variant(model=ShadowHingeModel,
+                                         answer=asymmetry_gated_answer(0.75, 2.0)),
+            "asym-keep-0.75-z3": Variant(model=ShadowHingeModel,
+                                         answer=asymmetry_gated_answer(0.75, 3.0))}
 
 
 # -- one run -------------------------------------------------------------------

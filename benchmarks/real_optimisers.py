@@ -182,6 +182,21 @@ SETUPS: dict[str, Setup] = {
         note="weighted's mobility weights; territory/partition/centre pinned at 0",
         reference={"own_start": 2.75, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.7,
                    "opp2": 0.15}),  # studies/exported/isolation-refine.toml
+    # (not in the default command) `isolation`'s five and three more of `weighted`'s
+    # fine-tuning weights: own_end (default 1, exported 1), centrality and distance
+    # (defaults 0, exported 0.7 and -0.05; their whole ranges): the narrowing default
+    # on an Isolation box of 8 parameters (docs/results/optimisers.md, "Narrowing on
+    # an Isolation box of eight parameters")
+    "isolation-eight": Setup(
+        "isolation", "weighted", 3,
+        {"own_start": (0.0, 4.0), "own_end": (0.0, 2.0), "opp_start": (0.0, 2.0),
+         "opp_end": (0.0, 2.0), "own2": (0.0, 1.0), "opp2": (0.0, 0.5),
+         "centrality": (-2.0, 2.0), "distance": (-1.0, 1.0)},
+        opening_plies=3, confirm_plies=4,
+        note="eight of weighted's fine-tuning weights; territory/partition pinned at 0",
+        reference={"own_start": 2.75, "own_end": 1.0, "opp_start": 0.75, "opp_end": 1.25,
+                   "own2": 0.7, "opp2": 0.15, "centrality": 0.7,
+                   "distance": -0.05}),  # studies/exported/isolation-refine.toml
     # The moving-phase weights of `phased` that matter most at depth 2 (measured one
     # at a time from the defaults, 300 pairs each: move_open_mills 9 +166 Elo,
     # move_blocked 4 +135, move_possible_mills 5 +94, move_mills 1 +90,
