@@ -73,7 +73,7 @@ from heurtune.match.oracle import GAME, OracleRunner, oracle_game
 from heurtune.tomlio import write_toml
 from heurtune.tuning import tune
 from heurtune.tuning.after.answers import study_answers
-from heurtune.tuning.samplers import DISAGREE_Z, SAMPLERS, SamplerSpec, disagreement
+from heurtune.tuning.samplers import DISAGREE_Z, GUARDED, SAMPLERS, SamplerSpec, disagreement
 from heurtune.tuning.study import load_study, open_storage
 from heurtune.tuning.study.environment import environment
 from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
@@ -81,6 +81,8 @@ from heurtune.tuning.studyfile import SEARCH_DEFAULTS, load_study_file
 DEFAULT = SEARCH_DEFAULTS["fine"]["sampler"]  # the configuration heurtune uses by default
 THRESHOLDS = (1.0, 0.5)
 WORSE = 1e-6  # Elo: an answer this much below the baseline counts as worse
+# appended to duels' answer name: its loss where its guard withdrew it (``guard_z``)
+UNGUARDED = "-unguarded"
 # what an answer states of its gain over the baseline (heurtune.tuning.after.answers)
 GAIN_KEYS = ("model_gain", "model_gain_sd", "measured_gain", "measured_gain_ci",
              "narrowed_at")  # the last: the trial from which duels narrowed (``narrow``)
@@ -146,6 +148,8 @@ FULL_EXTRA = [
     Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 3.0}),
     # never narrowed (the default before stop 48; since then 0.5 at 5 sd)
     Config("duels-narrow-off", "duels", 16, 64_000, {"narrow": 0.0}),
+    # the default without its guard on the answer (stop 50, "A real box with cusps")
+    Config("duels-guard-off", "duels", 16, 64_000, {"guard_z": 0.0}),
     # ... at a flat 5 sd, not 3 (stop 48, later: its default, before narrow_from)
     Config("duels-narrow-z5", "duels", 16, 64_000,
            {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 0.0}),
@@ -225,8 +229,16 @@ def run_one(case: str, cfg: Config, seed: int, tmp: Path) -> Run:
         while len(records) < len(marks) and runner.games >= marks[len(records)]:
             # what the study knew within the checkpoint: the trials before this one
             known = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
-            answers = study_answers(study, sf.base, known)
-            records.append({a.name: loss(the_case, a.params) for a in answers})
+            # every answer, one equal to another's included (duels' guarded answer is
+            # the baseline, which the best trial may be)
+            answers = study_answers(study, sf.base, known, repeated=True)
+            record = {a.name: loss(the_case, a.params) for a in answers}
+            for a in answers:  # duels' answer as it was before its guard (``guard_z``)
+                if "guard_z" in a.detail:
+                    withdrawn = a.detail.get(GUARDED)
+                    record[a.name + UNGUARDED] = (record[a.name] if withdrawn is None
+                                                  else loss(the_case, withdrawn["params"]))
+            records.append(record)
             for a in answers:
                 if "model_gain" in a.detail and not a.detail.get("is_baseline"):
                     gains.setdefault(a.name, []).append(

@@ -692,3 +692,39 @@ def test_a_rising_bar_narrows_no_sooner_than_3_sd_and_no_later_than_5() -> None:
         assert low <= rising and (high is None or rising <= high)
     # on these seeds (1,888 to 3,168 games) the rising bar lies strictly between
     assert at["narrow-0.5"] != at["narrow-rising"] != at["narrow-0.5-z5"]
+
+
+def test_a_shadow_hinge_sees_a_one_sided_curvature_and_gates_the_kept_answer() -> None:
+    """``ShadowHingeModel``: the quadratic fitted as the sampler's, a hinge model beside it
+    on the same duels; its asymmetry z is large where the truth is four times steeper
+    on one side (noiseless data) and small in a bowl, and ``asym-keep-0.75-z2``
+    answers ``keep-0.75`` below the bar, the sampler's own answer at or above it."""
+    m = _module()
+    low, high, centre = np.array([-1.0]), np.array([1.0]), np.zeros(1)
+
+    def skewed(d):
+        u = d[0] - 0.3
+        return float(-(u * u) * (4.0 if u > 0 else 1.0))
+
+    def bowl(d):
+        return float(-2.0 * (d[0] - 0.3) ** 2)
+
+    z = {}
+    for name, truth in (("skewed", skewed), ("bowl", bowl)):
+        model = m.ShadowHingeModel(1)
+        _noiseless(model, truth, np.random.default_rng(3))
+        assert model.shadow.observations == model.observations == 400
+        for _ in range(3):  # the shadow's knot follows its maximum
+            z[name] = model.asymmetry(low, high, centre)
+        plain = QuadraticModel(1)
+        _noiseless(plain, truth, np.random.default_rng(3))
+        assert np.allclose(plain.mean, model.mean)  # the answer's model is the sampler's
+    assert z["skewed"] > 3.0 > 1.0 > z["bowl"]
+    # the gate: the sampler's own answer at or above the bar, keep-0.75 below it
+    model = m.ShadowHingeModel(1)
+    _noiseless(model, skewed, np.random.default_rng(3))
+    top = model.argmax_mean(low, high, centre)
+    gated_low = m.asymmetry_gated_answer(0.75, 0.0)(model, low, high, top)
+    gated_high = m.asymmetry_gated_answer(0.75, np.inf)(model, low, high, top)
+    assert np.array_equal(gated_low, m.current_answer(model, low, high, top))
+    assert np.array_equal(gated_high, m.kept_answer(0.75)(model, low, high, top))

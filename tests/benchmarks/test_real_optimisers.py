@@ -124,6 +124,7 @@ def test_every_setups_box_holds_its_defaults_and_reference_in_the_heuristics_ran
     m = load_script("real_optimisers")
     assert len(m.SETUPS["morris-six"].box) == 6 and len(m.SETUPS["morris-seven"].box) == 7
     assert len(m.SETUPS["morris-eight"].box) == 8
+    assert len(m.SETUPS["isolation-eight"].box) == 8
     for name, setup in m.SETUPS.items():
         space = {p.name: p for p in get_heuristic(setup.game, setup.heuristic).space.params}
         for param, (low, high) in setup.box.items():

@@ -21,7 +21,7 @@ from heurtune.match.runner import MatchSpec
 from heurtune.match.stats import elo, score_interval
 from heurtune.tuning import tune
 from heurtune.tuning.after.answers import study_answers
-from heurtune.tuning.samplers import DuelsSampler, SamplerSpec, is_holdout
+from heurtune.tuning.samplers import GUARDED, DuelsSampler, SamplerSpec, is_holdout
 from heurtune.tuning.samplers.duels import NEAR
 from heurtune.tuning.study import duel_of, duel_seed, load_study, open_storage
 from heurtune.tuning.studyfile import load_study_file
@@ -144,8 +144,13 @@ def answers_by_checkpoint(case: str, seed: int, marks: Sequence[int],
         study = study or load_study(open_storage(url), "o")
         while done < len(marks) and runner.games >= marks[done]:
             known = [t for t in study.get_trials(deepcopy=False) if t.number < trial.number]
-            found = next(a for a in study_answers(study, sf.base, known) if a.name == "duels")
-            if not found.detail["is_baseline"]:
+            found = next(a for a in study_answers(study, sf.base, known, repeated=True)
+                         if a.name == "duels")
+            withdrawn = found.detail.get(GUARDED)  # the model's answer, where guard_z withdrew it
+            if withdrawn is not None:
+                out.append((the_case.start_elo - loss(the_case, withdrawn["params"]),
+                            {**withdrawn, "guarded": True}))
+            elif not found.detail["is_baseline"]:
                 out.append((the_case.start_elo - loss(the_case, found.params), found.detail))
             done += 1
 

@@ -49,6 +49,7 @@ from optuna.trial import FrozenTrial, TrialState
 from heurtune.engine import CategoricalParam, EngineConfig, ParamSpace, Value
 from heurtune.errors import HeurtuneError
 from heurtune.tuning.samplers import (
+    GUARDED,
     DuelSampler,
     Observation,
     QuadraticModel,
@@ -174,9 +175,11 @@ def _model(space: ParamSpace, baseline: Mapping[str, Value],
 
 
 def study_answers(study: optuna.Study, base: EngineConfig,
-                  trials: Sequence[FrozenTrial] | None = None) -> list[Answer]:
-    """Every answer the study offers (best trial first), none repeated; from
-    ``trials`` only where given (what the study knew at some earlier point)."""
+                  trials: Sequence[FrozenTrial] | None = None,
+                  repeated: bool = False) -> list[Answer]:
+    """Every answer the study offers (best trial first), none repeated (an answer
+    whose parameters an earlier one already holds is left out, unless ``repeated``);
+    from ``trials`` only where given (what the study knew at some earlier point)."""
     if trials is None:
         trials = study.get_trials(deepcopy=False)
     space = study_space(base, trials)
@@ -205,6 +208,8 @@ def study_answers(study: optuna.Study, base: EngineConfig,
         model = None if minimises(study) else _model(space, baseline, matches)
         if model is not None:
             out.append(model)
+    if repeated:
+        return out
     unique: list[Answer] = []
     for a in out:
         if not any(dict(a.params) == dict(u.params) for u in unique):
@@ -220,6 +225,14 @@ def default_answer(study: optuna.Study, base: EngineConfig) -> Answer:
     if setting in ("auto", "sampler"):
         wanted = spec.kind if spec.duels else ("best" if setting == "auto" else "model")
     found = next((a for a in answers if a.name == wanted), None)
+    if found is None and spec.duels:
+        # the sampler's answer the baseline, which is a duels study's best trial too:
+        # where it withdrew the model's answer (``guard_z``) its detail says why, so
+        # that answer is the one written
+        own = next((a for a in study_answers(study, base, repeated=True) if a.name == wanted),
+                   None)
+        if own is not None and GUARDED in own.detail:
+            found = own
     if found is None:  # e.g. no model with categorical parameters: the best trial
         found = next((a for a in answers if a.name == "best"), None) or (
             answers[0] if answers else None)

@@ -32,6 +32,14 @@ narrows, times ``narrow`` (0.5), once, for the rest of the study
 narrowing"). With ``narrow_from`` set, the bar starts there at the first held-out duel
 and rises by one sd at every tenfold of them, up to ``narrow_z`` (:func:`narrow_bar`;
 same page, "A bar that rises with the looks").
+
+Where it lies ``guard_z`` (3) sd or more *below* the model's gain and shows no gain
+(0 Elo or less), the model does not fit the box where it matters, between the duels
+and the baseline (a spike at the baseline's value that duels a radius wide step over):
+the study answers the baseline instead, its detail naming the answer it withdrew
+(:meth:`DuelsSampler.guard`; docs/results/optimisers.md, "A real box with cusps").
+Sampling is unchanged: the held-out duels go on measuring the model's answer, and
+the guard lifts where a later answer is not measured below the baseline.
 """
 
 from __future__ import annotations
@@ -60,6 +68,10 @@ HOLDOUT = "holdout"  # a held-out duel's flag in its DUEL record: the answer vs 
 RADIUS = "radius"  # a duel's radius in its DUEL record, where it narrowed (``narrow``)
 # the bar, in sd, the held-out duel that narrowed the radius cleared (in its DUEL record)
 NARROW_BAR = "narrow_bar"
+# in an answer's detail: the model's answer the study withdrew, where the held-out duels
+# measured it at or below the baseline and ``guard_z`` sd or more below the model
+# (:meth:`DuelsSampler.guard`)
+GUARDED = "guarded"
 # Held-out duels of answers within this of the current answer in every parameter, in
 # unit coordinates (a range is 2 wide: a tenth of each range), measure it; farther
 # ones measured an answer the sampler has since moved away from.
@@ -561,6 +573,9 @@ class DuelsSampler(DuelSampler):
         params = self.baseline if not point.any() else self.box.from_unit(self.u0 + point)
         played = self.box.to_unit(params) - self.u0  # the answer as a held-out duel plays it
         m = measured_gain(self.held_out, played) if point.any() else None
+        guarded = self.guard(params, mean, sd, m)
+        if guarded is not None:  # the measurement shows no gain: the baseline instead
+            params, point, mean, sd, m = self.baseline, np.zeros_like(point), 0.0, 0.0, None
         return {"params": params, "is_baseline": not point.any(),
                 "model_gain": mean, "model_gain_sd": sd,
                 "measured_gain": None if m is None else m.elo,
@@ -573,7 +588,31 @@ class DuelsSampler(DuelSampler):
                 "prior_scale": self.model.scale, "prior_start_scale": self.model.start_scale,
                 "radius": self.radius, "narrowed_at": self.narrowed_at,
                 "narrow_bar": self.narrowed_bar, "narrow": self.options["narrow"],
-                "narrow_z": self.options["narrow_z"], "narrow_from": self.options["narrow_from"]}
+                "narrow_z": self.options["narrow_z"], "narrow_from": self.options["narrow_from"],
+                "guard_z": self.options["guard_z"],
+                **({GUARDED: guarded} if guarded is not None else {})}
+
+    def guard(self, params: dict[str, Any], mean: float, sd: float,
+              m: MeasuredGain | None) -> dict[str, Any] | None:
+        """Where the held-out duels measure the model's answer ``guard_z`` sd or more
+        below the model's gain (``mean``, ``sd``), by :func:`disagreement`, and at or
+        below the baseline (their gain at most 0 Elo): the answer ``params`` the study
+        withdraws, with both gains and how far apart they lie; None where it stands
+        (or ``guard_z`` is 0). The measurement is the figure to trust where the two
+        disagree (docs/results/optimisers.md, "When the model's gain and the measured
+        one disagree"), and it shows no gain: the model does not fit the box (a spike
+        at the baseline that duels a radius wide step over: "A real box with cusps"),
+        so the study answers the baseline rather than a point measured worse."""
+        bar = self.options["guard_z"]
+        if not bar or m is None or m.elo > 0.0:
+            return None
+        apart = disagreement({"model_gain": mean, "model_gain_sd": sd,
+                              "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high]})
+        if apart is None or apart > -bar:
+            return None
+        return {"params": params, "model_gain": mean, "model_gain_sd": sd,
+                "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
+                "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
 
 
 def make(spec: SamplerSpec, seed: int, context: SamplerContext) -> DuelsSampler:

@@ -217,6 +217,10 @@ KINDS: tuple[SamplerKind, ...] = (
                               help="narrow: the bar at the first held-out duel, in sd, rising "
                                    "by one sd at the tenth and every tenfold after, up to "
                                    "narrow_z (0: narrow_z from the first)"),
+        "guard_z": Option(float, 3.0, 0.0, 100.0,
+                          help="answer: the baseline instead where the held-out duels "
+                               "measure the model's answer at or below the baseline and "
+                               "guard_z sd or more below the model's gain (0: never)"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
                                   help="share of coordinates duelled centre vs edge (curvature)"),
         "holdout_every": Option(int, 10, 0, 1_000_000,
@@ -226,9 +230,11 @@ KINDS: tuple[SamplerKind, ...] = (
         # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45),
         # whose studies were the first to record every option (0 that day); narrow: 0
         # (off) until stop 48, and no study recorded it before that stop; narrow_from: 0
-        # (the bar narrow_z from the first held-out duel) until stop 49
-        former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0},
-        past_defaults={"edge_prior": (0.0,), "narrow": (0.0,), "narrow_from": (0.0,)}),
+        # (the bar narrow_z from the first held-out duel) until stop 49; guard_z: 0 (no
+        # guard) until stop 50
+        former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0, "guard_z": 0.0},
+        past_defaults={"edge_prior": (0.0,), "narrow": (0.0,), "narrow_from": (0.0,),
+                       "guard_z": (0.0,)}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {

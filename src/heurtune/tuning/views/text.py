@@ -16,7 +16,13 @@ from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchStats, elo_text
 from heurtune.tuning.after.answers import Answer, default_answer
-from heurtune.tuning.samplers import DISAGREE_Z, MANY_PARAMETERS, disagreement, is_holdout
+from heurtune.tuning.samplers import (
+    DISAGREE_Z,
+    GUARDED,
+    MANY_PARAMETERS,
+    disagreement,
+    is_holdout,
+)
 from heurtune.tuning.study import (
     Verdict,
     best_match_trial,
@@ -137,6 +143,9 @@ def fit_text(detail: Mapping[str, Any]) -> str:
     above the model names it beside a broad search (docs/results/optimisers.md, "A
     higher bar for narrowing")."""
     narrowed = _narrowed_text(detail)
+    guarded = _guarded_text(detail)
+    if guarded:
+        return f"{guarded}; {narrowed}" if narrowed else guarded
     apart = disagreement(detail)
     if apart is None or abs(apart) < DISAGREE_Z:
         return narrowed
@@ -152,6 +161,28 @@ def fit_text(detail: Mapping[str, Any]) -> str:
     else:
         text = f"{said}: the model overrates its answer; read the measured gain and confirm it"
     return f"{text}; {narrowed}" if narrowed else text
+
+
+def _guarded_text(detail: Mapping[str, Any]) -> str:
+    """Where ``duels`` withdrew its model's answer (its ``guard_z`` option: the
+    held-out duels measured it at or below the baseline, that many sd below the
+    model): what they measured, and what may find more; empty where it did not."""
+    g = detail.get(GUARDED)
+    if not isinstance(g, Mapping):
+        return ""
+    try:
+        measured, model = float(g["measured_gain"]), float(g["model_gain"])
+        low, high = (float(v) for v in g["measured_gain_ci"])
+        apart = abs(float(g["apart"]))
+    except (KeyError, TypeError, ValueError):
+        return ""
+    return (f"the held-out duels measure the model's answer at {measured + 0.0:+.1f} Elo "
+            f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicts "
+            f"{model + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline is "
+            f"shown, so the study answers the baseline (guard_z); the model does not fit "
+            f"this box (a weight whose good values lie in a narrow band around its default, "
+            f"which duels half a range wide step over), so a sampler that spreads its trials "
+            f"over the box (sampler = \"multivariate-tpe\") or narrower ranges may find more")
 
 
 def _narrowed_text(detail: Mapping[str, Any]) -> str:
