@@ -315,14 +315,20 @@ def run_one(setup_name: str, sampler: str, seed: int, budgets: Sequence[int],
             answers = study_answers(study, sf.base, known)
             want = default_name(sf.sampler.kind, sf.sampler.duels)
             default = next((a for a in answers if a.name == want), None)
-            # (an answer equal to an earlier one is dropped: the best trial's, the same)
+            if default is None:
+                # an answer equal to an earlier one is dropped (a duel sampler's answer
+                # the baseline, its best trial): the sampler's own, with its detail
+                default = next((a for a in study_answers(study, sf.base, known, repeated=True)
+                                if a.name == want), None)
+                if default is not None:
+                    answers = [default, *answers]
             default = default or next((a for a in answers if a.name == "best"), None)
             recorded = []
             for a in answers:
                 if a is not default and (a.name not in EXTRA_ANSWERS or sf.sampler.duels):
                     continue  # (a duel sampler's best match trial is the baseline)
                 detail = {k: v for k, v in a.detail.items()
-                          if isinstance(v, (int, float, str, bool, list)) or v is None}
+                          if isinstance(v, (int, float, str, bool, list, dict)) or v is None}
                 recorded.append({"answer": a.name, "default": a is default,
                                  "params": {k: v for k, v in a.params.items()},
                                  "trial": a.trial, "detail": detail})

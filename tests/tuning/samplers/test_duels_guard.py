@@ -74,7 +74,7 @@ def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
     assert withdrawn["apart"] <= -3.0 and on.detail["guard_z"] == 3.0
     text = fit_text(on.detail)
     assert "the study answers the baseline (guard_z)" in text
-    assert f"{withdrawn['measured_gain']:+.1f} Elo" in text and "multivariate-tpe" in text
+    assert f"{withdrawn['measured_gain']:+.1f} Elo" in text and 'search = "broad"' in text
     # the answer list: one answer per parameter set, unless asked for every one
     names = [a.name for a in study_answers(guarded, base)]
     assert names == ["best"] and [a.name for a in study_answers(guarded, base, repeated=True)

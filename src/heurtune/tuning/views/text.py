@@ -181,8 +181,8 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
             f"{model + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline is "
             f"shown, so the study answers the baseline (guard_z); the model does not fit "
             f"this box (a weight whose good values lie in a narrow band around its default, "
-            f"which duels half a range wide step over), so a sampler that spreads its trials "
-            f"over the box (sampler = \"multivariate-tpe\") or narrower ranges may find more")
+            f"which duels half a range wide step over), so a broad search (search = "
+            f"\"broad\") or narrower ranges around the defaults may find more")
 
 
 def _narrowed_text(detail: Mapping[str, Any]) -> str:
