@@ -14,7 +14,7 @@ from heurtune.tuning.after.answers import default_answer, study_answers
 from heurtune.tuning.samplers import GUARDED, MeasuredGain
 from heurtune.tuning.samplers.duels import DuelsSampler
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerSpec
-from heurtune.tuning.views import fit_text
+from heurtune.tuning.views import bounds_text, fit_text
 from tests.helpers import ROOT
 from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
 
@@ -75,6 +75,9 @@ def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
     text = fit_text(on.detail)
     assert "the study answers the baseline (guard_z)" in text
     assert f"{withdrawn['measured_gain']:+.1f} Elo" in text and 'search = "broad"' in text
+    # the withdrawn model's slope at a bound is no advice either
+    assert bounds_text({**on.detail, "beyond_bounds": {"x1": "upper"}}) == ""
+    assert bounds_text({**off.detail, "beyond_bounds": {"x1": "upper"}}) != ""
     # the answer list: one answer per parameter set, unless asked for every one
     names = [a.name for a in study_answers(guarded, base)]
     assert names == ["best"] and [a.name for a in study_answers(guarded, base, repeated=True)

@@ -112,9 +112,11 @@ def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     coefficient and is sure of the slope toward the edge; there the sentence also names
     ``edge_prior = 4`` with ``edge_prior_after = 8``, which does not wait for the slope
     and gains more at an edge, at a centred price (docs/results/optimisers.md, "Below 8
-    parameters: the second rule")."""
+    parameters: the second rule"). Empty where ``duels`` withdrew its model's answer
+    (``guard_z``): that model does not fit the box, so its slope at a bound says
+    nothing either."""
     beyond = detail.get("beyond_bounds") or {}
-    if not beyond:
+    if not beyond or GUARDED in detail:
         return ""
     where = ", ".join(f"{name}'s {side} bound" for name, side in beyond.items())
     if searched is not None and searched >= MANY_PARAMETERS:
