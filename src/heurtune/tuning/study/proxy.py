@@ -1,7 +1,7 @@
 """Optuna's gRPC storage proxy: many workers, one database connection pool.
 
 ``heurtune storage-proxy --storage DATABASE_URL`` (:func:`run_proxy`) runs
-Optuna's proxy server (``optuna.storages.run_grpc_proxy_server``) in front of
+Optuna's proxy server (the one ``optuna.storages.run_grpc_proxy_server`` runs) in front of
 the database, and a worker given ``--storage grpc://HOST:PORT`` talks to it
 through :class:`ProxyStorage`, Optuna's ``GrpcStorageProxy``. The workers then
 hold no database connection: the proxy holds a few, and its in-process cache
@@ -47,6 +47,7 @@ from optuna.storages import (
     RetryHeartbeatStaleTrialCallback,
     _CachedStorage,
 )
+from optuna.storages._grpc.server import make_server
 from optuna.storages._heartbeat import BaseHeartbeat, is_heartbeat_enabled
 from optuna.trial import FrozenTrial
 
@@ -226,14 +227,28 @@ def check_port(host: str, port: int) -> None:
 def run_proxy(storage: RDBStorage, *, host: str, port: int,
               ready: Callable[[str], None] | None = None) -> None:
     """Optuna's gRPC proxy server in front of ``storage`` until interrupted;
-    ``ready`` is told ``HOST:PORT`` once the port is known to be free."""
+    ``ready`` is told ``HOST:PORT`` once the server has started. The server is
+    Optuna's (``optuna.storages.run_grpc_proxy_server`` builds the same one with
+    ``make_server``), started here so that "listening" is said only once it listens
+    and so that it is stopped whatever ends the wait: a Ctrl-C sent on the word used
+    to land in gRPC's lazy import, after which CPython, its flag for an unhandled
+    KeyboardInterrupt set, killed the process by the signal once heurtune had said
+    "interrupted" (exit status -2, not 130; seen once in CI, 1 time in 8 with the
+    signal 5 ms after the word), and one between starting and waiting could leave the
+    server's threads running."""
     check_port(host, port)
     served = _ServedStorage(storage)
-    if ready is not None:
-        ready(f"{host}:{port}")
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # its "Listening...": said already
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    server: Any = None
     try:
-        with experimental_ok():
-            optuna.storages.run_grpc_proxy_server(served, host=host, port=port)
-    except RuntimeError as exc:  # gRPC could not bind after all
-        raise HeurtuneError(f"cannot listen on {host}:{port}: {exc}") from None
+        try:
+            server = make_server(served, host, port)  # gRPC is imported here
+            server.start()
+        except RuntimeError as exc:  # gRPC could not bind after all
+            raise HeurtuneError(f"cannot listen on {host}:{port}: {exc}") from None
+        if ready is not None:
+            ready(f"{host}:{port}")
+        server.wait_for_termination()
+    finally:
+        if server is not None:
+            server.stop(None)
