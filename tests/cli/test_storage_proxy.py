@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -17,10 +18,9 @@ def _as_in_a_terminal() -> None:  # see tests/tuning/study/test_workers.py
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
-                                           (signal.SIGTERM, 143, "terminated")])
-def test_the_proxy_says_where_it_listens_and_stops_on_a_signal(tmp_path, sig, code,
-                                                               word) -> None:
+def _signalled(tmp_path, sig: int, delay: float = 0.0) -> tuple[int, str, int, str]:
+    """A proxy started on a free port, sent ``sig`` ``delay`` s after its first line:
+    the port, that line, its exit status and its stderr."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "heurtune", "storage-proxy", "--storage",
@@ -29,14 +29,23 @@ def test_the_proxy_says_where_it_listens_and_stops_on_a_signal(tmp_path, sig, co
         preexec_fn=_as_in_a_terminal)
     try:
         line = proc.stdout.readline()
-        assert line.startswith(f"storage proxy for sqlite:///{tmp_path / 's.db'} listening on "
-                               f"127.0.0.1:{port}: workers give --storage "
-                               f"grpc://127.0.0.1:{port}"), line
+        time.sleep(delay)
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=30)
+        _out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == code and err == f"heurtune: {word}\n", err
+    return port, line, proc.returncode, err
+
+
+@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "terminated")])
+def test_the_proxy_says_where_it_listens_and_stops_on_a_signal(tmp_path, sig, code,
+                                                               word) -> None:
+    port, line, status, err = _signalled(tmp_path, sig)
+    assert line.startswith(f"storage proxy for sqlite:///{tmp_path / 's.db'} listening on "
+                           f"127.0.0.1:{port}: workers give --storage "
+                           f"grpc://127.0.0.1:{port}"), line
+    assert status == code and err == f"heurtune: {word}\n", err
     assert (tmp_path / "s.db").exists()  # the proxy created the database
 
 
@@ -46,23 +55,10 @@ def test_a_ctrl_c_just_after_the_word_still_exits_130(tmp_path) -> None:
     (status -2) after saying "interrupted": 1 time in 8 at 5 ms on a busy machine
     before the mend, so these six tries catch that only sometimes (none in 24 on an
     idle one); 72 tries at 0 to 30 ms after the mend all exited 130."""
-    import time
-
     for delay in (0.0, 0.003, 0.005, 0.005, 0.005, 0.008):
-        port = free_port()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "heurtune", "storage-proxy", "--storage",
-             f"sqlite:///{tmp_path / 's.db'}", "--port", str(port)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=_as_in_a_terminal)
-        try:
-            assert "listening on" in proc.stdout.readline()
-            time.sleep(delay)
-            proc.send_signal(signal.SIGINT)
-            _out, err = proc.communicate(timeout=30)
-        finally:
-            proc.kill()
-        assert (proc.returncode, err) == (130, "heurtune: interrupted\n"), delay
+        _port, line, status, err = _signalled(tmp_path, signal.SIGINT, delay)
+        assert "listening on" in line
+        assert (status, err) == (130, "heurtune: interrupted\n"), delay
 
 
 def test_a_port_in_use_is_one_line(tmp_path, capsys) -> None:
