@@ -156,6 +156,12 @@ class MeasuredGain:
     duels: int
     games: int
 
+    def apart(self, mean: float, sd: float) -> float | None:
+        """How many sd this measurement lies above (negative: below) a model's gain of
+        ``mean`` (``sd``): :func:`disagreement`."""
+        return disagreement({"model_gain": mean, "model_gain_sd": sd,
+                             "measured_gain": self.elo, "measured_gain_ci": [self.low, self.high]})
+
 
 def measured_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
                   point: np.ndarray) -> MeasuredGain | None:
@@ -545,8 +551,7 @@ class DuelsSampler(DuelSampler):
         m = measured_gain(self.held_out, played)
         if m is None:
             return False
-        apart = disagreement({"model_gain": mean, "model_gain_sd": sd,
-                              "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high]})
+        apart = m.apart(mean, sd)
         bar = narrow_bar(self.options, len(self.held_out) + 1)
         if apart is None or apart < bar:
             return False
@@ -606,8 +611,7 @@ class DuelsSampler(DuelSampler):
         bar = self.options["guard_z"]
         if not bar or m is None or m.elo > 0.0:
             return None
-        apart = disagreement({"model_gain": mean, "model_gain_sd": sd,
-                              "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high]})
+        apart = m.apart(mean, sd)
         if apart is None or apart > -bar:
             return None
         return {"params": params, "model_gain": mean, "model_gain_sd": sd,
