@@ -101,7 +101,7 @@ from heurtune.match import MatchRunner, MatchSpec, stats_of  # noqa: E402
 from heurtune.match.stats import difference_interval, elo  # noqa: E402
 from heurtune.tomlio import write_toml  # noqa: E402
 from heurtune.tuning import tune  # noqa: E402
-from heurtune.tuning.after.answers import study_answers  # noqa: E402
+from heurtune.tuning.after.answers import default_answer, study_answers  # noqa: E402
 from heurtune.tuning.study import FINISHED, load_study, open_storage  # noqa: E402
 from heurtune.tuning.study.environment import environment  # noqa: E402
 from heurtune.tuning.study.schema import TrialResult  # noqa: E402
@@ -274,11 +274,6 @@ def write_study(folder: Path, setup: Setup, cfg: Config, seed: int, budget: int)
     return path
 
 
-def default_name(sampler_kind: str, duels: bool) -> str:
-    """The answer ``export`` writes with ``answer = "auto"``."""
-    return sampler_kind if duels else "best"
-
-
 def run_one(setup_name: str, sampler: str, seed: int, budgets: Sequence[int],
             pairs: int = 0) -> dict[str, Any]:
     """One tuning run: the study's answers at every budget (games spent)."""
@@ -313,16 +308,14 @@ def run_one(setup_name: str, sampler: str, seed: int, budgets: Sequence[int],
             known = [t for t, g in cum if g <= mark]
             games = max((g for _t, g in cum if g <= mark), default=0)
             answers = study_answers(study, sf.base, known)
-            want = default_name(sf.sampler.kind, sf.sampler.duels)
-            default = next((a for a in answers if a.name == want), None)
-            if default is None:
-                # an answer equal to an earlier one is dropped (a duel sampler's answer
-                # the baseline, its best trial): the sampler's own, with its detail
-                default = next((a for a in study_answers(study, sf.base, known, repeated=True)
-                                if a.name == want), None)
-                if default is not None:
-                    answers = [default, *answers]
-            default = default or next((a for a in answers if a.name == "best"), None)
+            default = None
+            if answers:  # what export would write, the answers listed or one left out
+                found = default_answer(study, sf.base, known)  # (a withdrawn duels answer)
+                default = next((a for a in answers if a.name == found.name
+                                and a.params == found.params), None)
+                if default is None:
+                    default = found
+                    answers = [found, *answers]
             recorded = []
             for a in answers:
                 if a is not default and (a.name not in EXTRA_ANSWERS or sf.sampler.duels):

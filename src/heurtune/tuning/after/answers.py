@@ -208,19 +208,25 @@ def study_answers(study: optuna.Study, base: EngineConfig,
         model = None if minimises(study) else _model(space, baseline, matches)
         if model is not None:
             out.append(model)
-    if repeated:
-        return out
+    return out if repeated else _unique(out)
+
+
+def _unique(answers: Sequence[Answer]) -> list[Answer]:
+    """``answers`` less each one whose parameters an earlier one already holds."""
     unique: list[Answer] = []
-    for a in out:
+    for a in answers:
         if not any(dict(a.params) == dict(u.params) for u in unique):
             unique.append(a)
     return unique
 
 
-def default_answer(study: optuna.Study, base: EngineConfig) -> Answer:
-    """What ``export`` writes for an unconfirmed study: the study's answer setting."""
+def default_answer(study: optuna.Study, base: EngineConfig,
+                   trials: Sequence[FrozenTrial] | None = None) -> Answer:
+    """What ``export`` writes for an unconfirmed study: the study's answer setting
+    (from ``trials`` only where given, as :func:`study_answers`)."""
     spec, setting, _planned = sampler_spec(study)
-    answers = study_answers(study, base)
+    every = study_answers(study, base, trials, repeated=True)
+    answers = _unique(every)
     wanted = setting
     if setting in ("auto", "sampler"):
         wanted = spec.kind if spec.duels else ("best" if setting == "auto" else "model")
@@ -229,8 +235,7 @@ def default_answer(study: optuna.Study, base: EngineConfig) -> Answer:
         # the sampler's answer the baseline, which is a duels study's best trial too:
         # where it withdrew the model's answer (``guard_z``) its detail says why, so
         # that answer is the one written
-        own = next((a for a in study_answers(study, base, repeated=True) if a.name == wanted),
-                   None)
+        own = next((a for a in every if a.name == wanted), None)
         if own is not None and GUARDED in own.detail:
             found = own
     if found is None:  # e.g. no model with categorical parameters: the best trial
