@@ -21,7 +21,9 @@ import optuna
 from heurtune.match import play_match
 from heurtune.tuning import ConfirmOptions, confirm_study, export_best, load_study_file, tune
 from heurtune.tuning.samplers import (
+    GUARDED,
     MANY_PARAMETERS,
+    MeasuredGain,
     SamplerSpec,
     disagreement,
     edge_prior_in_effect,
@@ -88,6 +90,16 @@ def main(folder: Path) -> None:
     detail = {"model_gain": 133.0, "model_gain_sd": 16.7, "measured_gain": 259.2,
               "measured_gain_ci": [222.1, 302.2]}
     print(f"gains: {disagreement(detail):.1f} sd apart; {fit_text(detail)}")
+    # measured at or below the baseline and guard_z (3) sd below the model, duels
+    # answers the baseline instead and its detail keeps the answer withdrawn (here a
+    # real Isolation answer's, a weight's default on a narrow peak: "A real box with
+    # cusps" in docs/results/optimisers.md)
+    held_out = MeasuredGain(-24.7, -55.0, 5.3, duels=15, games=480)
+    apart = held_out.apart(101.8, 18.6)
+    guarded = {"is_baseline": True, GUARDED: {
+        "model_gain": 101.8, "model_gain_sd": 18.6, "measured_gain": held_out.elo,
+        "measured_gain_ci": [held_out.low, held_out.high], "apart": apart}}
+    print(f"guard: {apart:.1f} sd apart; {fit_text(guarded)}")
 
     # its confirmation: fresh openings pick the winner (the selection, optimistic),
     # further fresh openings measure it against the baseline (the check)
