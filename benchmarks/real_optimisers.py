@@ -132,14 +132,20 @@ class Setup:
     # shipped exports found for the box's parameters (how much there is to gain)
     reference: Mapping[str, float] = field(default_factory=dict)
     rules: Mapping[str, Any] = field(default_factory=dict)
+    # the baseline's values where they are not the heuristic's defaults (a fine-tuning
+    # box around a tuned point): the opponent, the study's first trial, every pinned
+    # parameter's value
+    start: Mapping[str, float] = field(default_factory=dict)
 
     def search(self) -> SearchSettings:
         return SearchSettings.from_dict({"algorithm": "alphabeta", "depth": self.depth})
 
     def baseline(self) -> EngineConfig:
-        """The heuristic at its defaults: the opponent, and the study's first trial."""
-        return EngineConfig(game=self.game, heuristic=self.heuristic, search=self.search(),
+        """The heuristic at its defaults (and ``start``): the opponent, and the study's
+        first trial."""
+        base = EngineConfig(game=self.game, heuristic=self.heuristic, search=self.search(),
                             rules=dict(self.rules), name="baseline")
+        return base.with_params(dict(self.start)) if self.start else base
 
     def engine(self, params: Mapping[str, Any], name: str = "answer") -> EngineConfig:
         return self.baseline().with_params(dict(params), name=name)
@@ -182,6 +188,21 @@ SETUPS: dict[str, Setup] = {
         note="weighted's mobility weights; territory/partition/centre pinned at 0",
         reference={"own_start": 2.75, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.7,
                    "opp2": 0.15}),  # studies/exported/isolation-refine.toml
+    # (not in the default command) fine-tuning a tuned point: `isolation`'s five weights
+    # in a box about a quarter of `isolation`'s wide, around one of its good answers
+    # (multivariate TPE's seed-4 answer at 32,000 games, +94.7 [+73, +117] Elo over
+    # the defaults on the confirmation openings, every value inside the box), which is
+    # the baseline; confirmed on 5-ply openings, enough distinct ones for the many
+    # pairs that resolve a few Elo (docs/results/optimisers.md, "Fine-tuning a real
+    # tuned point")
+    "isolation-fine": Setup(
+        "isolation", "weighted", 3,
+        {"own_start": (1.0, 3.0), "opp_start": (0.25, 1.25), "opp_end": (0.75, 1.75),
+         "own2": (0.1, 0.6), "opp2": (0.2, 0.7)},
+        opening_plies=3, confirm_plies=5,
+        note="a fine box around a tuned point of `isolation` (its baseline)",
+        start={"own_start": 2.0, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.35,
+               "opp2": 0.45}),
     # (not in the default command) `isolation`'s five and three more of `weighted`'s
     # fine-tuning weights: own_end (default 1, exported 1), centrality and distance
     # (defaults 0, exported 0.7 and -0.05; their whole ranges): the narrowing default
