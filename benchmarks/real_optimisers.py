@@ -203,6 +203,18 @@ SETUPS: dict[str, Setup] = {
         note="a fine box around a tuned point of `isolation` (its baseline)",
         start={"own_start": 2.0, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.35,
                "opp2": 0.45}),
+    # (not in the default command) the same box from a worse baseline: `own_start` and
+    # `own2` moved toward their box's other ends (-9.4 [-16, -3] Elo against
+    # `isolation-fine`'s baseline, 8,000 games), so that the box's best lies about
+    # 20 Elo above it: the oracle's `far` case on real play
+    "isolation-fine-far": Setup(
+        "isolation", "weighted", 3,
+        {"own_start": (1.0, 3.0), "opp_start": (0.25, 1.25), "opp_end": (0.75, 1.75),
+         "own2": (0.1, 0.6), "opp2": (0.2, 0.7)},
+        opening_plies=3, confirm_plies=5,
+        note="isolation-fine's box from a worse baseline",
+        start={"own_start": 2.75, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.15,
+               "opp2": 0.45}),
     # (not in the default command) `isolation`'s five and three more of `weighted`'s
     # fine-tuning weights: own_end (default 1, exported 1), centrality and distance
     # (defaults 0, exported 0.7 and -0.05; their whole ranges): the narrowing default

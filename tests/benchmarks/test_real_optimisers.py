@@ -118,7 +118,7 @@ def test_paired_samplers_match_on_game_seed_and_budget(tmp_path: Path) -> None:
         assert "--paired" in proc.stderr.splitlines()[-1]
 
 
-def test_every_setups_box_holds_its_defaults_and_reference_in_the_heuristics_ranges() -> None:
+def test_every_setups_box_holds_its_baseline_and_reference_in_the_heuristics_ranges() -> None:
     from heurtune.engine.heuristic import get_heuristic
     from tests.helpers import load_script
     m = load_script("real_optimisers")
@@ -127,9 +127,33 @@ def test_every_setups_box_holds_its_defaults_and_reference_in_the_heuristics_ran
     assert len(m.SETUPS["isolation-eight"].box) == 8
     for name, setup in m.SETUPS.items():
         space = {p.name: p for p in get_heuristic(setup.game, setup.heuristic).space.params}
+        base = setup.baseline().params
+        assert set(setup.start) <= set(setup.box), name  # a start outside the box: pinned
         for param, (low, high) in setup.box.items():
             p = space[param]
             assert p.low <= low < high <= p.high, (name, param)
-            assert low <= float(p.default) <= high, (name, param)
+            assert low <= float(base[param]) <= high, (name, param)
+            if param not in setup.start:
+                assert base[param] == p.default, (name, param)
             if param in setup.reference:
                 assert low <= setup.reference[param] <= high, (name, param)
+
+
+def test_a_fine_setup_starts_from_its_tuned_point(tmp_path: Path) -> None:
+    """``isolation-fine``'s baseline is its ``start``, not the heuristic's defaults: the
+    opponent's engine file, the study's pinned weights and the cache key all hold it."""
+    import tomllib
+
+    from tests.helpers import load_script
+    m = load_script("real_optimisers")
+    setup = m.SETUPS["isolation-fine"]
+    assert setup.baseline().params["own2"] == setup.start["own2"] == 0.35
+    assert setup.engine({"own2": 0.6}).params["own_start"] == setup.start["own_start"]
+    path = m.write_study(tmp_path, setup, m.config_of("duels"), 0, 1000)
+    opponent = tomllib.loads((tmp_path / "baseline.toml").read_text())
+    assert {k: opponent["params"][k] for k in setup.start} == dict(setup.start)
+    study = tomllib.loads(path.read_text())
+    assert study["params"]["own2"] == {"low": 0.1, "high": 0.6}
+    assert study["params"]["territory"] == 0.0  # pinned at the default
+    # the baseline and the heuristic's defaults are different points to confirm
+    assert m.params_key("isolation-fine", {}) != m.params_key("isolation", {})
