@@ -295,7 +295,11 @@ def write_study(folder: Path, setup: Setup, cfg: Config, seed: int, budget: int)
     data: dict[str, Any] = {
         "study": {"name": STUDY, "game": setup.game, "opponent": engine_file.name,
                   "trials": trials, "pairs": cfg.pairs, "seed": seed, "jobs": 1,
-                  "opening_plies": setup.opening_plies},
+                  "opening_plies": setup.opening_plies,
+                  # the study's baseline (its first trial; where a duel sampler starts
+                  # and what its held-out duels play) is the opponent's point, not the
+                  # box's defaults
+                  **({"start_from": engine_file.name} if setup.start else {})},
         "engine": {"heuristic": setup.heuristic,
                    "search": {"algorithm": "alphabeta", "depth": setup.depth},
                    **({"rules": dict(setup.rules)} if setup.rules else {})},

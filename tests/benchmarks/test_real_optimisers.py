@@ -154,6 +154,10 @@ def test_a_fine_setup_starts_from_its_tuned_point(tmp_path: Path) -> None:
     assert {k: opponent["params"][k] for k in setup.start} == dict(setup.start)
     study = tomllib.loads(path.read_text())
     assert study["params"]["own2"] == {"low": 0.1, "high": 0.6}
+    # the study's baseline (first trial, the duel samplers' start) is the start, not the
+    # heuristic's defaults clipped into the box
+    from heurtune.tuning.studyfile import load_study_file
+    assert load_study_file(path).start_params == dict(setup.start)
     assert study["params"]["territory"] == 0.0  # pinned at the default
     # the baseline and the heuristic's defaults are different points to confirm
     assert m.params_key("isolation-fine", {}) != m.params_key("isolation", {})
