@@ -305,6 +305,42 @@ def test_start_from_an_exported_engine(tmp_path, capsys) -> None:
     assert first.user_attrs["start_from"].endswith("start.toml")
 
 
+def test_a_study_of_its_own_heuristic_at_other_weights_is_warned_of_its_baseline(
+        tmp_path, capsys) -> None:
+    """The opponent is the study's heuristic at other weights inside [params], and no
+    start_from: trial 0 is still the defaults, what the answers are measured against
+    (and where a duel sampler starts): one warning line names both and the fix; with
+    start_from, or an opponent outside the box or of another heuristic, none."""
+    (tmp_path / "mine.toml").write_text('game = "morris"\nheuristic = "seed"\n[params]\n'
+                                        'stash = 2.5\n[search]\nalgorithm = "alphabeta"\n'
+                                        'depth = 2\n')
+    sf = study_file(tmp_path)
+    Path(sf).write_text(Path(sf).read_text().replace('opponent = "morris:seed"',
+                                                     'opponent = "mine.toml"'))
+    assert load_study_file(sf).baseline_apart_from_opponent() == {"stash": (1.0, 2.5)}
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "1")
+    assert code == 0, err
+    lines = [x for x in err.splitlines() if "baseline" in x]
+    assert len(lines) == 1 and lines[0].startswith(
+        "heurtune: warning: study 't': its baseline, trial 0 and what its answers are "
+        "measured against, is the heuristic's defaults within [params] (stash 1), not the "
+        "opponent's weights (stash 2.5); to fine-tune the opponent, set start_from = "
+        '"mine.toml"')
+    code, _, err = cli(capsys, "tune", sf, "--storage", url, "--trials", "2")  # resumed: once
+    assert code == 0 and "start_from" not in err
+    Path(sf).write_text(Path(sf).read_text().replace(
+        "opening_plies = 4", 'opening_plies = 4\nstart_from = "mine.toml"'))
+    assert load_study_file(sf).baseline_apart_from_opponent() == {}
+    (tmp_path / "mine.toml").write_text('game = "morris"\nheuristic = "seed"\n[params]\n'
+                                        'stash = 4.0\n')  # outside [0, 3]
+    assert load_study_file(study_file(tmp_path, name="o")).baseline_apart_from_opponent() == {}
+    Path(tmp_path / "o.toml").write_text(Path(tmp_path / "o.toml").read_text().replace(
+        'opponent = "morris:seed"', 'opponent = "mine.toml"'))
+    assert load_study_file(tmp_path / "o.toml").baseline_apart_from_opponent() == {}
+    assert load_study_file(study_file(tmp_path, name="p")).baseline_apart_from_opponent() == {}
+
+
 @pytest.mark.parametrize(
     "engine,message",
     [

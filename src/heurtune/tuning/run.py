@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import threading
 import time
@@ -514,6 +515,8 @@ def tune(
     if wanted and not created:  # before the study's note is written
         _warn_of_environment(study, name)
         _record_sampler_changes(study, sf)
+    if wanted and created:
+        _warn_of_baseline(sf, name)
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
@@ -635,6 +638,33 @@ def _start_from_study(sf: StudyFile, storage: Any) -> StudyFile:
     except HeurtuneError as exc:
         raise HeurtuneError(f"{where}: {exc} (widen [params] or start elsewhere)") from None
     return replace(sf, start_params={p.name: params[p.name] for p in sf.space.searched})
+
+
+def _warn_of_baseline(sf: StudyFile, name: str) -> None:
+    """A warning where the study's baseline is the heuristic's defaults but its opponent
+    is the same heuristic at other weights inside ``[params]``
+    (:meth:`StudyFile.baseline_apart_from_opponent`): most likely a fine-tuning study
+    of the opponent that forgot ``start_from``."""
+    apart = sf.baseline_apart_from_opponent()
+    if not apart:
+        return
+    shown = list(apart.items())[:4]
+    more = f" and {len(apart) - len(shown)} more" if len(apart) > len(shown) else ""
+
+    def text(side: int) -> str:
+        return ", ".join(f"{k} {v[side]:g}" if isinstance(v[side], float) else f"{k} {v[side]}"
+                         for k, v in shown)
+
+    ours, theirs = text(0), text(1)
+    start = (" (where the duels start)" if sf.sampler.duels else "")
+    spec = sf.opponent_spec
+    with contextlib.suppress(ValueError):  # an engine file: as the study file would name it
+        if os.path.isfile(spec):
+            spec = os.path.relpath(spec, os.path.dirname(os.path.abspath(sf.path)))
+    log.warning("study %r: its baseline, trial 0%s and what its answers are measured "
+                "against, is the heuristic's defaults within [params] (%s%s), not the "
+                "opponent's weights (%s%s); to fine-tune the opponent, set start_from = \"%s\"",
+                name, start, ours, more, theirs, more, spec)
 
 
 def _enqueue_baseline(study: optuna.Study, sf: StudyFile) -> None:

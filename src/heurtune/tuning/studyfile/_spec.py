@@ -310,6 +310,32 @@ class StudyFile:
     def weights(self) -> list[float]:
         return [m.weight for m in self.pool]
 
+    def baseline_apart_from_opponent(self) -> dict[str, tuple[Any, Any]]:
+        """The searched parameters whose baseline value (trial 0: the heuristic's defaults
+        within ``[params]``) differs from the opponent's, ``{name: (baseline,
+        opponent)}``, where the opponent is this study's own heuristic at other weights
+        that all lie inside ``[params]``, and no ``start_from`` sets the baseline; empty
+        otherwise. Such a study measures its answers against the defaults, and a duel
+        sampler starts from them, where the file most likely meant to fine-tune the
+        opponent (``start_from`` = its engine file)."""
+        opponent = self.opponent
+        if (self.start_from or len(self.pool) != 1 or self.positions is not None
+                or opponent.process is not None or self.base.process is not None
+                or (opponent.game, opponent.heuristic) != (self.base.game, self.base.heuristic)):
+            return {}
+        apart: dict[str, tuple[Any, Any]] = {}
+        for p in self.space.searched:
+            mine, theirs = self.base.params.get(p.name), opponent.params.get(p.name)
+            if theirs is None:
+                continue
+            try:
+                p.validate(theirs)
+            except HeurtuneError:
+                return {}  # the opponent lies outside the box: start_from could not take it
+            if mine != theirs:
+                apart[p.name] = (mine, theirs)
+        return apart
+
     @property
     def opponents_text(self) -> str:
         """The opponent, or the pool with its weights."""
