@@ -334,11 +334,16 @@ def test_a_study_of_its_own_heuristic_at_other_weights_is_warned_of_its_baseline
     assert load_study_file(sf).baseline_apart_from_opponent() == {}
     (tmp_path / "mine.toml").write_text('game = "morris"\nheuristic = "seed"\n[params]\n'
                                         'stash = 4.0\n')  # outside [0, 3]
+    # the same heuristic at the baseline's own weights: nothing apart
     assert load_study_file(study_file(tmp_path, name="o")).baseline_apart_from_opponent() == {}
     Path(tmp_path / "o.toml").write_text(Path(tmp_path / "o.toml").read_text().replace(
         'opponent = "morris:seed"', 'opponent = "mine.toml"'))
     assert load_study_file(tmp_path / "o.toml").baseline_apart_from_opponent() == {}
-    assert load_study_file(study_file(tmp_path, name="p")).baseline_apart_from_opponent() == {}
+    other = study_file(tmp_path, name="p")  # another heuristic of the game
+    Path(other).write_text(Path(other).read_text().replace('opponent = "morris:seed"',
+                                                           'opponent = "morris:phased"'))
+    assert load_study_file(other).opponent.heuristic == "phased"
+    assert load_study_file(other).baseline_apart_from_opponent() == {}
 
 
 @pytest.mark.parametrize(
