@@ -172,6 +172,16 @@ def morris_setup(names: tuple[str, ...], note: str, ms_per_game: float = 3.0) ->
                  reference={n: MORRIS_PHASED_EXPORTED[n] for n in names})
 
 
+def isolation_fine(start: Mapping[str, float], note: str) -> Setup:
+    """Isolation ``weighted`` at depth 3, `isolation`'s five weights in a box about a
+    quarter as wide around a tuned point, from the baseline ``start``; confirmed on
+    5-ply openings, enough distinct ones for the many pairs that resolve a few Elo."""
+    return Setup("isolation", "weighted", 3,
+                 {"own_start": (1.0, 3.0), "opp_start": (0.25, 1.25), "opp_end": (0.75, 1.75),
+                  "own2": (0.1, 0.6), "opp2": (0.2, 0.7)},
+                 opening_plies=3, confirm_plies=5, note=note, start=start)
+
+
 SETUPS: dict[str, Setup] = {
     # The mobility weights of `weighted` (AB_Improved at its defaults: own - opponent
     # moves). The box holds the defaults (1, 1, 1, 0, 0) and what the exported
@@ -192,29 +202,17 @@ SETUPS: dict[str, Setup] = {
     # in a box about a quarter of `isolation`'s wide, around one of its good answers
     # (multivariate TPE's seed-4 answer at 32,000 games, +94.7 [+73, +117] Elo over
     # the defaults on the confirmation openings, every value inside the box), which is
-    # the baseline; confirmed on 5-ply openings, enough distinct ones for the many
-    # pairs that resolve a few Elo (docs/results/optimisers.md, "Fine-tuning a real
-    # tuned point")
-    "isolation-fine": Setup(
-        "isolation", "weighted", 3,
-        {"own_start": (1.0, 3.0), "opp_start": (0.25, 1.25), "opp_end": (0.75, 1.75),
-         "own2": (0.1, 0.6), "opp2": (0.2, 0.7)},
-        opening_plies=3, confirm_plies=5,
-        note="a fine box around a tuned point of `isolation` (its baseline)",
-        start={"own_start": 2.0, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.35,
-               "opp2": 0.45}),
+    # the baseline (docs/results/optimisers.md, "Fine-tuning a real tuned point")
+    "isolation-fine": isolation_fine(
+        {"own_start": 2.0, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.35, "opp2": 0.45},
+        "a fine box around a tuned point of `isolation` (its baseline)"),
     # (not in the default command) the same box from a worse baseline: `own_start` and
     # `own2` moved toward their box's other ends (-9.4 [-16, -3] Elo against
     # `isolation-fine`'s baseline, 8,000 games), so that the box's best lies about
     # 20 Elo above it: the oracle's `far` case on real play
-    "isolation-fine-far": Setup(
-        "isolation", "weighted", 3,
-        {"own_start": (1.0, 3.0), "opp_start": (0.25, 1.25), "opp_end": (0.75, 1.75),
-         "own2": (0.1, 0.6), "opp2": (0.2, 0.7)},
-        opening_plies=3, confirm_plies=5,
-        note="isolation-fine's box from a worse baseline",
-        start={"own_start": 2.75, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.15,
-               "opp2": 0.45}),
+    "isolation-fine-far": isolation_fine(
+        {"own_start": 2.75, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.15, "opp2": 0.45},
+        "isolation-fine's box from a worse baseline"),
     # (not in the default command) `isolation`'s five and three more of `weighted`'s
     # fine-tuning weights: own_end (default 1, exported 1), centrality and distance
     # (defaults 0, exported 0.7 and -0.05; their whole ranges): the narrowing default
