@@ -173,9 +173,10 @@ def morris_setup(names: tuple[str, ...], note: str, ms_per_game: float = 3.0) ->
 
 
 def isolation_fine(start: Mapping[str, float], note: str) -> Setup:
-    """Isolation ``weighted`` at depth 3, `isolation`'s five weights in a box about a
-    quarter as wide around a tuned point, from the baseline ``start``; confirmed on
-    5-ply openings, enough distinct ones for the many pairs that resolve a few Elo."""
+    """Isolation ``weighted`` at depth 3, `isolation`'s five weights in ranges half as
+    wide (``opp2``'s as wide) around a tuned point, from the baseline ``start``;
+    confirmed on 5-ply openings, enough distinct ones for the many pairs that resolve a
+    few Elo."""
     return Setup("isolation", "weighted", 3,
                  {"own_start": (1.0, 3.0), "opp_start": (0.25, 1.25), "opp_end": (0.75, 1.75),
                   "own2": (0.1, 0.6), "opp2": (0.2, 0.7)},
@@ -199,7 +200,7 @@ SETUPS: dict[str, Setup] = {
         reference={"own_start": 2.75, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.7,
                    "opp2": 0.15}),  # studies/exported/isolation-refine.toml
     # (not in the default command) fine-tuning a tuned point: `isolation`'s five weights
-    # in a box about a quarter of `isolation`'s wide, around one of its good answers
+    # in ranges half as wide as `isolation`'s (opp2's as wide), around a good answer
     # (multivariate TPE's seed-4 answer at 32,000 games, +94.7 [+73, +117] Elo over
     # the defaults on the confirmation openings, every value inside the box), which is
     # the baseline (docs/results/optimisers.md, "Fine-tuning a real tuned point")
