@@ -1,7 +1,7 @@
 """heurtune as a library: a match, a small study, its confirmation and export,
 with no command line in between (the calls ``heurtune match``, ``tune``,
 ``confirm`` and ``export`` make), the environment and sampler a study records, and
-how to read a duels answer's two gains.
+how to read a duels answer's two gains, and a fine-tuning study's baseline.
 
     python examples/library.py [FOLDER]
 
@@ -100,6 +100,20 @@ def main(folder: Path) -> None:
         "model_gain": 101.8, "model_gain_sd": 18.6, "measured_gain": held_out.elo,
         "measured_gain_ci": [held_out.low, held_out.high], "apart": apart}}
     print(f"guard: {apart:.1f} sd apart; {fit_text(guarded)}")
+    # fine-tuning your own engine: the study's baseline (trial 0, what the answers are
+    # measured against, where duels start) is the heuristic's defaults unless
+    # start_from names the engine; with that engine as the opponent and no start_from,
+    # tune warns, naming the weights apart
+    mine = folder / "mine.toml"
+    mine.write_text('game = "isolation"\nheuristic = "weighted"\n[params]\nown_end = 2.0\n'
+                    'opp_end = 1.5\n[search]\ndepth = 64\nnodes = 500\n')
+    fine = folder / "fine.toml"
+    fine.write_text(STUDY.replace('"isolation:ab_open"', '"mine.toml"'))
+    started = folder / "fine-started.toml"
+    started.write_text(fine.read_text().replace("trials = 4",
+                                                'trials = 4\nstart_from = "mine.toml"'))
+    print(f"fine: apart from the opponent {load_study_file(fine).baseline_apart_from_opponent()}; "
+          f"with start_from {load_study_file(started).baseline_apart_from_opponent()}")
 
     # its confirmation: fresh openings pick the winner (the selection, optimistic),
     # further fresh openings measure it against the baseline (the check)

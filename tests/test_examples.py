@@ -26,5 +26,7 @@ def test_the_library_example_runs(tmp_path) -> None:
                                "answer at -24.7 Elo [-55.0, +5.3] where the model predicts "
                                "+101.8 (5.3 sd apart): no gain over the baseline is shown, so "
                                "the study answers the baseline (guard_z)") for line in lines)
+    assert ("fine: apart from the opponent {'own_end': (1.0, 2.0), 'opp_end': (1.0, 1.5)}; "
+            "with start_from {}") in lines
     assert any(line.startswith("confirm: winner ") for line in lines)
     assert (tmp_path / "example-tuned.toml").is_file()
