@@ -254,6 +254,21 @@ SETUPS: dict[str, Setup] = {
     "morris-eight": morris_setup(
         MORRIS_FIVE + ("move_double_mills", "move_mobility", "place_mills"),
         "eight of phased's weights: the moving phase's seven and the placing mills"),
+    # (not in the default command) fine-tuning a tuned Morris point: `morris`'s five
+    # weights in ranges half as wide as their declared ones (width 5), centred on a
+    # good answer where the declared range allows, around multivariate TPE's seed-2
+    # answer on `morris` at 32,000 games (+290.7 [+269, +314] Elo over the defaults),
+    # rounded, which is the baseline (docs/results/optimisers.md, "Fine-tuning a real
+    # tuned point: Morris")
+    "morris-fine": Setup(
+        "morris", "phased", 2,
+        {"move_stones": (6.25, 10.0), "move_mills": (2.0, 7.0),
+         "move_possible_mills": (0.0, 3.5), "move_open_mills": (4.5, 9.5),
+         "move_blocked": (0.0, 4.25)},
+        opening_plies=4, confirm_plies=5, ms_per_game=3.5,
+        note="a fine box around a tuned point of `morris` (its baseline)",
+        start={"move_stones": 8.75, "move_mills": 4.5, "move_possible_mills": 1.0,
+               "move_open_mills": 7.0, "move_blocked": 1.75}),
     # (not in the default command) the seed's own features in the moving phase and
     # mobility: a smaller gain (tens of Elo, like the isolation box's)
     "morris-seedfeatures": morris_setup(
