@@ -282,7 +282,7 @@ def config_of(name: str, pairs: int = 0) -> Config:
     (``pairs``: another trial size)."""
     found = next((c for c in CONFIGS + FULL_EXTRA if c.name == name), None)
     if found is None:
-        raise SystemExit(f"unknown sampler {name!r}: one of "
+        raise ValueError(f"unknown sampler {name!r}: one of "
                          f"{[c.name for c in CONFIGS + FULL_EXTRA]}")
     return Config(found.name, found.sampler, pairs or found.pairs, found.budget,
                   dict(found.options))
@@ -447,15 +447,29 @@ def pair_variance_plain(scores: Sequence[float]) -> float:
 
 
 # -- the benchmark ----------------------------------------------------------------------
-def run_all(args: argparse.Namespace) -> dict[str, Any]:
+def checked(args: argparse.Namespace) -> tuple[list[str], list[str], list[int]]:
+    """The setups, samplers and budgets asked for (ValueError: which is unknown or
+    malformed)."""
     setups = [s for s in args.games.split(",") if s]
     samplers = [s for s in args.samplers.split(",") if s]
     for s in setups:
         if s not in SETUPS:
-            raise SystemExit(f"unknown game setup {s!r}: one of {sorted(SETUPS)}")
+            raise ValueError(f"unknown game setup {s!r}: one of {sorted(SETUPS)}")
     for s in samplers:
         config_of(s)
-    budgets = sorted(int(b) for b in args.budgets.split(","))
+    try:
+        budgets = sorted(int(b) for b in args.budgets.split(",") if b)
+    except ValueError:
+        raise ValueError(f"--budgets {args.budgets!r}: not comma-separated whole numbers of "
+                         "games") from None
+    if not setups or not samplers or not budgets or budgets[0] < 1:
+        raise ValueError("give at least one game setup, one sampler and budgets of at "
+                         "least 1 game")
+    return setups, samplers, budgets
+
+
+def run_all(args: argparse.Namespace) -> dict[str, Any]:
+    setups, samplers, budgets = checked(args)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     cache: dict[str, dict[str, Any]] = {}
     if args.cache and Path(args.cache).exists():
@@ -730,6 +744,11 @@ def main() -> int:
         if args.out:
             Path(args.out).write_text(json.dumps(data, indent=1))
     else:
+        try:
+            checked(args)
+        except ValueError as e:
+            print(f"real_optimisers.py: error: {e}", file=sys.stderr)
+            return 2
         data = run_all(args)
         if args.out:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)

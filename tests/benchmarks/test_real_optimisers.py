@@ -118,6 +118,22 @@ def test_paired_samplers_match_on_game_seed_and_budget(tmp_path: Path) -> None:
         assert "--paired" in proc.stderr.splitlines()[-1]
 
 
+@pytest.mark.parametrize(("option", "value", "named"), [
+    ("--games", "isolation,nope", "'nope'"), ("--samplers", "duels,nope", "'nope'"),
+    ("--budgets", "8000,lots", "--budgets"), ("--budgets", "0", "at least 1 game")])
+def test_an_unknown_setup_sampler_or_budget_is_one_line_and_exit_2(
+        tmp_path: Path, option: str, value: str, named: str) -> None:
+    script = ROOT / "benchmarks" / "real_optimisers.py"
+    out = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, str(script), option, value, "--out", str(out)],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0] and lines[0].startswith("real_optimisers.py")
+    assert not out.exists()  # nothing run, nothing written
+
+
 def test_every_setups_box_holds_its_baseline_and_reference_in_the_heuristics_ranges() -> None:
     from heurtune.engine.heuristic import get_heuristic
     from tests.helpers import load_script

@@ -6,7 +6,7 @@ import optuna
 import pytest
 
 from heurtune.engine.heuristic import get_heuristic
-from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace
+from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace, value_text
 from heurtune.errors import HeurtuneError
 from heurtune.tuning.samplers.distributions import suggest, to_optuna
 
@@ -83,3 +83,10 @@ def test_grid_values_are_snapped() -> None:
     assert p.validate(0.8500000000000001) == 0.85
     assert p.validate(0.3) == 0.3 and p.validate(1.0) == 1.0
     assert p.validate(0.33) == 0.33  # a deliberate value off the tuning grid is kept
+
+
+def test_a_value_prints_as_every_line_prints_it() -> None:
+    """One formatter for the views and the planning screens: floats to 4 significant
+    digits, ints, strings and booleans as they are."""
+    assert [value_text(v) for v in (1 / 3, 2.0, 12345.678, 7, "leaf", True)] == [
+        "0.3333", "2", "1.235e+04", "7", "leaf", "True"]

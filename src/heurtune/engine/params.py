@@ -23,6 +23,12 @@ from heurtune.errors import HeurtuneError
 Value = float | int | str | bool
 
 
+def value_text(value: Any) -> str:
+    """A parameter value as heurtune's lines print it: a float to 4 significant
+    digits, anything else as ``str`` does."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
 @dataclass(frozen=True)
 class FloatParam:
     """A real-valued weight in ``[low, high]``, optionally on a log scale or a grid."""

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from heurtune.engine import CategoricalParam, IntParam, Param, Value
+from heurtune.engine.params import value_text
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchResult, MatchRunner, MatchStats, PairResult, paired_difference
 from heurtune.tomlio import write_atomic
@@ -186,24 +187,20 @@ class ParamScreen:
     def lines(self) -> list[str]:
         """The parameter's block of the table."""
         out = [f"{self.name}: {self.verdict}, spread {self.spread:.1f} Elo; best "
-               f"{_value_text(self.best.value)} - worst {_value_text(self.worst.value)}: "
+               f"{value_text(self.best.value)} - worst {value_text(self.worst.value)}: "
                f"{self.difference[0]:+.3f} [{self.difference[1]:+.3f}, "
                f"{self.difference[2]:+.3f}]"]
         for p in self.points:
             if p.stats is None:
-                out.append(f"  {_value_text(p.value):>10}  baseline: Elo 0 by definition, "
+                out.append(f"  {value_text(p.value):>10}  baseline: Elo 0 by definition, "
                            "no games")
                 continue
             lo, hi = p.stats.score_ci
             elo_lo, elo_hi = p.stats.elo_ci
-            out.append(f"  {_value_text(p.value):>10}  score {p.score:.3f} [{lo:.3f}, "
+            out.append(f"  {value_text(p.value):>10}  score {p.score:.3f} [{lo:.3f}, "
                        f"{hi:.3f}]  Elo {p.elo + 0.0:+7.1f} [{elo_lo + 0.0:+.1f}, "
                        f"{elo_hi + 0.0:+.1f}]{'  *' if p.significant else ''}")
         return out
-
-
-def _value_text(value: Value) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _kind(param: Param) -> str:
@@ -345,7 +342,7 @@ def save_png(result: ScreenResult, path: str | os.PathLike[str]) -> None:
             if p.baseline:
                 ax.plot([x], [0.0], marker="D", color="black", markersize=6, zorder=3)
         if categorical:
-            ax.set_xticks(xs, [_value_text(p.value) for p in entry.points])
+            ax.set_xticks(xs, [value_text(p.value) for p in entry.points])
         elif entry.log:
             ax.set_xscale("log")
         ax.set_title(f"{entry.name}: {entry.verdict}", fontsize=9, color=colour)

@@ -13,6 +13,7 @@ from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.engine import EngineConfig
+from heurtune.engine.params import value_text
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchStats, elo_text
 from heurtune.tuning.after.answers import Answer, default_answer
@@ -50,10 +51,6 @@ def _elo(stats: MatchStats) -> str:
     lo, hi = stats.score_ci
     elo_lo, elo_hi = stats.elo_ci
     return f"{stats.elo + 0.0:+.1f} [{elo_text(lo, elo_lo)}, {elo_text(hi, elo_hi)}]"
-
-
-def value_text(v: Any) -> str:
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
 def trial_note(number: int, stats: MatchStats, planned: int, opponent: str,
