@@ -269,6 +269,18 @@ SETUPS: dict[str, Setup] = {
         note="a fine box around a tuned point of `morris` (its baseline)",
         start={"move_stones": 8.75, "move_mills": 4.5, "move_possible_mills": 1.0,
                "move_open_mills": 7.0, "move_blocked": 1.75}),
+    # (not in the default command) a second tuned Morris point, the same way: TPE's
+    # seed-1 answer on `morris` at 32,000 games (+289.4 Elo over the defaults), rounded,
+    # whose `move_blocked` lies below morris-fine's cliff-side values (stop 52)
+    "morris-fine-2": Setup(
+        "morris", "phased", 2,
+        {"move_stones": (7.0, 10.0), "move_mills": (1.9, 6.9),
+         "move_possible_mills": (0.0, 3.45), "move_open_mills": (4.6, 9.6),
+         "move_blocked": (0.0, 3.45)},
+        opening_plies=4, confirm_plies=5, ms_per_game=3.5,
+        note="a fine box around a second tuned point of `morris` (its baseline)",
+        start={"move_stones": 9.5, "move_mills": 4.4, "move_possible_mills": 0.95,
+               "move_open_mills": 7.1, "move_blocked": 0.95}),
     # (not in the default command) the seed's own features in the moving phase and
     # mobility: a smaller gain (tens of Elo, like the isolation box's)
     "morris-seedfeatures": morris_setup(
