@@ -271,7 +271,7 @@ SETUPS: dict[str, Setup] = {
                "move_open_mills": 7.0, "move_blocked": 1.75}),
     # (not in the default command) a second tuned Morris point, the same way: TPE's
     # seed-1 answer on `morris` at 32,000 games (+289.4 Elo over the defaults), rounded,
-    # whose `move_blocked` lies below morris-fine's cliff-side values (stop 52)
+    # whose `move_blocked` (0.95) lies on the slope of morris-fine's cliff (stop 52)
     "morris-fine-2": Setup(
         "morris", "phased", 2,
         {"move_stones": (7.0, 10.0), "move_mills": (1.9, 6.9),

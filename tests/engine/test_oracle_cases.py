@@ -128,3 +128,28 @@ def test_the_benchmark_lists_the_cases_and_takes_a_file_of_ones_own(tmp_path) ->
                           capture_output=True, text=True, timeout=120, check=False)
     assert fail.returncode == 2 and fail.stderr.count("\n") == 1
     assert "outside the box" in fail.stderr
+
+
+def test_the_cliff_case_is_morris_fine_as_measured(monkeypatch) -> None:
+    """``cliff`` (benchmarks/cases/real_shapes.py) validates on definition (its stated
+    optimum is the box's best, its baseline 6.1 Elo below) and each parameter follows
+    ``morris-fine``'s measured ``move_blocked`` profile within 2 Elo (5,000 games a
+    point, intervals +-3 to 5: docs/results/optimisers.md, "Fine-tuning a real tuned
+    point: Morris"); the second parameter is mirrored."""
+    import runpy
+
+    monkeypatch.setattr(cases, "CASES", dict(CASES))
+    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
+    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
+    shapes = runpy.run_path(str(ROOT / "benchmarks" / "cases" / "real_shapes.py"))
+    c = cases.CASES["cliff"]
+    assert c.start_elo == pytest.approx(6.12, abs=0.01) and c.draw_ratio == 0.33
+    measured = {0.0: -71.0, 1.0: -11.3, 1.25: -4.8, 1.5: -1.6, 2.0: 2.5, 2.25: 1.2,
+                2.5: 1.8, 2.75: -1.4, 3.0: -2.2, 3.5: -6.3, 4.25: -20.4}
+    per_half = shapes["CLIFF_T"]  # move_blocked per half range; the baseline at 1.75
+    base = np.full(4, 100.0)
+    for mb, elo in measured.items():
+        for i, sign in ((0, 1.0), (1, -1.0)):
+            x = base.copy()
+            x[i] += sign * 100.0 * (mb - 1.75) / per_half
+            assert c.elo(x) - c.elo(base) == pytest.approx(elo, abs=2.0), (i, mb)
