@@ -183,6 +183,20 @@ def isolation_fine(start: Mapping[str, float], note: str) -> Setup:
                  opening_plies=3, confirm_plies=5, note=note, start=start)
 
 
+def morris_fine(start: Mapping[str, float], note: str) -> Setup:
+    """Morris ``phased`` at depth 2, `morris`'s five weights from the baseline ``start``,
+    each in a range half as wide as its declared one, centred on ``start`` and cut at
+    the declared range's ends."""
+    space = {p.name: p for p in get_heuristic("morris", "phased").space.params}
+    box = {}
+    for n in MORRIS_FIVE:
+        low, high = float(space[n].low), float(space[n].high)
+        quarter = (high - low) / 4
+        box[n] = (round(max(low, start[n] - quarter), 6), round(min(high, start[n] + quarter), 6))
+    return Setup("morris", "phased", 2, box, opening_plies=4, confirm_plies=5,
+                 ms_per_game=3.5, note=note, start=start)
+
+
 SETUPS: dict[str, Setup] = {
     # The mobility weights of `weighted` (AB_Improved at its defaults: own - opponent
     # moves). The box holds the defaults (1, 1, 1, 0, 0) and what the exported
@@ -254,33 +268,21 @@ SETUPS: dict[str, Setup] = {
     "morris-eight": morris_setup(
         MORRIS_FIVE + ("move_double_mills", "move_mobility", "place_mills"),
         "eight of phased's weights: the moving phase's seven and the placing mills"),
-    # (not in the default command) fine-tuning a tuned Morris point: `morris`'s five
-    # weights in ranges half as wide as their declared ones (width 5), centred on a
-    # good answer where the declared range allows, around multivariate TPE's seed-2
-    # answer on `morris` at 32,000 games (+290.7 [+269, +314] Elo over the defaults),
-    # rounded, which is the baseline (docs/results/optimisers.md, "Fine-tuning a real
-    # tuned point: Morris")
-    "morris-fine": Setup(
-        "morris", "phased", 2,
-        {"move_stones": (6.25, 10.0), "move_mills": (2.0, 7.0),
-         "move_possible_mills": (0.0, 3.5), "move_open_mills": (4.5, 9.5),
-         "move_blocked": (0.0, 4.25)},
-        opening_plies=4, confirm_plies=5, ms_per_game=3.5,
-        note="a fine box around a tuned point of `morris` (its baseline)",
-        start={"move_stones": 8.75, "move_mills": 4.5, "move_possible_mills": 1.0,
-               "move_open_mills": 7.0, "move_blocked": 1.75}),
+    # (not in the default command) fine-tuning a tuned Morris point: around
+    # multivariate TPE's seed-2 answer on `morris` at 32,000 games (+290.7 [+269, +314]
+    # Elo over the defaults), rounded, which is the baseline (docs/results/optimisers.md,
+    # "Fine-tuning a real tuned point: Morris")
+    "morris-fine": morris_fine(
+        {"move_stones": 8.75, "move_mills": 4.5, "move_possible_mills": 1.0,
+         "move_open_mills": 7.0, "move_blocked": 1.75},
+        "a fine box around a tuned point of `morris` (its baseline)"),
     # (not in the default command) a second tuned Morris point, the same way: TPE's
     # seed-1 answer on `morris` at 32,000 games (+289.4 Elo over the defaults), rounded,
     # whose `move_blocked` (0.95) lies on the slope of morris-fine's cliff (stop 52)
-    "morris-fine-2": Setup(
-        "morris", "phased", 2,
-        {"move_stones": (7.0, 10.0), "move_mills": (1.9, 6.9),
-         "move_possible_mills": (0.0, 3.45), "move_open_mills": (4.6, 9.6),
-         "move_blocked": (0.0, 3.45)},
-        opening_plies=4, confirm_plies=5, ms_per_game=3.5,
-        note="a fine box around a second tuned point of `morris` (its baseline)",
-        start={"move_stones": 9.5, "move_mills": 4.4, "move_possible_mills": 0.95,
-               "move_open_mills": 7.1, "move_blocked": 0.95}),
+    "morris-fine-2": morris_fine(
+        {"move_stones": 9.5, "move_mills": 4.4, "move_possible_mills": 0.95,
+         "move_open_mills": 7.1, "move_blocked": 0.95},
+        "a fine box around a second tuned point of `morris` (its baseline)"),
     # (not in the default command) the seed's own features in the moving phase and
     # mobility: a smaller gain (tens of Elo, like the isolation box's)
     "morris-seedfeatures": morris_setup(
