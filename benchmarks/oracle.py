@@ -157,9 +157,9 @@ FULL_EXTRA = [
     # (the default since stop 49)
     Config("duels-narrow-rising", "duels", 16, 64_000,
            {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 3.0}),
-    # duels half as wide as the default's (a quarter of each range): on a real fine box
-    # whose tuned point sits beside a cliff that the default's duels span (stop 52,
-    # "Fine-tuning a real tuned point: Morris")
+    # duel points a quarter of each range from their centre (the default's: half a
+    # range): on a real fine box whose tuned point sits beside a cliff that the
+    # default's duels span (stop 52, "Fine-tuning a real tuned point: Morris")
     Config("duels-radius-half", "duels", 16, 64_000, {"radius": 0.5}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
