@@ -42,6 +42,7 @@ from optuna.artifacts import FileSystemArtifactStore, upload_artifact
 from optuna_dashboard import save_note
 
 from heurtune.engine import EngineConfig
+from heurtune.engine.params import value_text
 from heurtune.errors import HeurtuneError
 from heurtune.match import stats_of
 from heurtune.match.records import pair_records, write_records
@@ -56,7 +57,7 @@ from heurtune.tuning.study import (
     trial_score,
 )
 from heurtune.tuning.studyfile import StudyFile
-from heurtune.tuning.views.text import study_facts, trial_note, value_text
+from heurtune.tuning.views.text import study_facts, trial_note
 
 ARTIFACTS_SUFFIX = "-artifacts"  # studies/heurtune.db -> studies/heurtune-artifacts
 TEXT = "text/plain"  # artifacts' MIME type: the browser shows them as they are
