@@ -482,8 +482,10 @@ def checked(args: argparse.Namespace) -> tuple[list[str], list[str], list[int]]:
     return setups, samplers, budgets
 
 
-def run_all(args: argparse.Namespace) -> dict[str, Any]:
-    setups, samplers, budgets = checked(args)
+def run_all(args: argparse.Namespace, setups: Sequence[str], samplers: Sequence[str],
+            budgets: Sequence[int]) -> dict[str, Any]:
+    """Every run and confirmation of ``setups`` x ``samplers`` x seeds, read at
+    ``budgets`` (as :func:`checked` gives them), and the records."""
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     cache: dict[str, dict[str, Any]] = {}
     if args.cache and Path(args.cache).exists():
@@ -759,11 +761,11 @@ def main() -> int:
             Path(args.out).write_text(json.dumps(data, indent=1))
     else:
         try:
-            checked(args)
+            asked = checked(args)
         except ValueError as e:
             print(f"real_optimisers.py: error: {e}", file=sys.stderr)
             return 2
-        data = run_all(args)
+        data = run_all(args, *asked)
         if args.out:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(json.dumps(data, indent=1))
