@@ -161,6 +161,11 @@ FULL_EXTRA = [
     # range): on a real fine box whose tuned point sits beside a cliff that the
     # default's duels span (stop 52, "Fine-tuning a real tuned point: Morris")
     Config("duels-radius-half", "duels", 16, 64_000, {"radius": 0.5}),
+    # the radius narrowed also on the guard's signal (the answer measured at or below
+    # the baseline, 3 sd or more below the model's gain): an adaptive remedy for the
+    # cliff above (stop 53, "Narrowing on the guard's signal")
+    Config("duels-narrow-below", "duels", 16, 64_000, {"narrow_below": 3.0}),
+    Config("duels-narrow-below-2", "duels", 16, 64_000, {"narrow_below": 2.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),
     Config("tpe-50", "tpe", 50, 50_000),

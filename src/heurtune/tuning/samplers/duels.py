@@ -544,7 +544,12 @@ class DuelsSampler(DuelSampler):
         ``narrow_z`` sd (5 by default) or more above the model's (``mean``, ``sd``),
         by :func:`disagreement`, the test of ``tune``'s sentence at its own bar: the
         landscape is not the bowl the model fits at this radius (a broad box's wells,
-        which duels a radius wide smooth over). Whether it narrowed now."""
+        which duels a radius wide smooth over). With ``narrow_below`` set, also where
+        they measure it at or below the baseline and ``narrow_below`` sd or more *below*
+        the model's gain, the guard's test (:meth:`guard`): a cliff or spike beside the
+        answer that duels a radius wide span, so the quadratic fitted across it
+        overrates the answer (docs/results/optimisers.md, "Narrowing on the guard's
+        signal"); the bar recorded is then ``-narrow_below``. Whether it narrowed now."""
         factor = self.options["narrow"]
         if not factor or self.narrowed_at is not None:
             return False
@@ -552,11 +557,17 @@ class DuelsSampler(DuelSampler):
         if m is None:
             return False
         apart = m.apart(mean, sd)
-        bar = narrow_bar(self.options, len(self.held_out) + 1)
-        if apart is None or apart < bar:
+        if apart is None:
             return False
-        self._narrowed(self.options["radius"] * factor, number, bar)
-        return True
+        bar = narrow_bar(self.options, len(self.held_out) + 1)
+        below = float(self.options.get("narrow_below", 0.0))
+        if apart >= bar:
+            self._narrowed(self.options["radius"] * factor, number, bar)
+            return True
+        if below and m.elo <= 0.0 and apart <= -below:  # the guard's test: -below recorded
+            self._narrowed(self.options["radius"] * factor, number, -below)
+            return True
+        return False
 
     def _narrowed(self, radius: float, number: int, bar: float | None = None) -> None:
         if radius < self.radius:
@@ -594,7 +605,7 @@ class DuelsSampler(DuelSampler):
                 "radius": self.radius, "narrowed_at": self.narrowed_at,
                 "narrow_bar": self.narrowed_bar, "narrow": self.options["narrow"],
                 "narrow_z": self.options["narrow_z"], "narrow_from": self.options["narrow_from"],
-                "guard_z": self.options["guard_z"],
+                "narrow_below": self.options["narrow_below"], "guard_z": self.options["guard_z"],
                 **({GUARDED: guarded} if guarded is not None else {})}
 
     def guard(self, params: dict[str, Any], mean: float, sd: float,

@@ -217,6 +217,12 @@ KINDS: tuple[SamplerKind, ...] = (
                               help="narrow: the bar at the first held-out duel, in sd, rising "
                                    "by one sd at the tenth and every tenfold after, up to "
                                    "narrow_z (0: narrow_z from the first)"),
+        "narrow_below": Option(float, 0.0, 0.0, 100.0,
+                               help="narrow: also where the held-out duels measure the "
+                                    "answer at or below the baseline and this many sd or "
+                                    "more below the model's gain, the guard's test (a cliff "
+                                    "beside the answer that duels a radius wide span; 0: "
+                                    "never)"),
         "guard_z": Option(float, 3.0, 0.0, 100.0,
                           help="answer: the baseline instead where the held-out duels "
                                "measure the model's answer at or below the baseline and "

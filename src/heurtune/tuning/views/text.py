@@ -185,8 +185,9 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
 
 
 def _narrowed_text(detail: Mapping[str, Any]) -> str:
-    """Where ``duels``' radius narrowed (its ``narrow`` option): from which trial, and
-    to what; empty where it did not."""
+    """Where ``duels``' radius narrowed (its ``narrow`` option, on a measurement above
+    the model or, with ``narrow_below``, on the guard's test below it): from which
+    trial, and to what; empty where it did not."""
     at, radius = detail.get("narrowed_at"), detail.get("radius")
     bar = detail.get("narrow_bar")  # the bar it cleared (recorded since stop 49)
     if not isinstance(bar, (int, float)):
@@ -194,6 +195,10 @@ def _narrowed_text(detail: Mapping[str, Any]) -> str:
     if (not isinstance(at, int) or not isinstance(radius, (int, float))
             or not isinstance(bar, (int, float))):
         return ""
+    if bar < 0:  # narrowed on the guard's test (narrow_below)
+        return (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} "
+                f"on, where the held-out duels first measured the answer at or below the "
+                f"baseline and {-bar:.3g} sd below the model's gain (narrow_below)")
     return (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} on, "
             f"where the held-out duels first measured the answer's gain {bar:.3g} sd "
             f"above the model's (narrow)")
