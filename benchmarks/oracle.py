@@ -162,8 +162,10 @@ FULL_EXTRA = [
     # default's duels span (stop 52, "Fine-tuning a real tuned point: Morris")
     Config("duels-radius-half", "duels", 16, 64_000, {"radius": 0.5}),
     # the radius narrowed also on the guard's signal (the answer measured at or below
-    # the baseline, 3 sd or more below the model's gain): an adaptive remedy for the
-    # cliff above (stop 53, "Narrowing on the guard's signal")
+    # the baseline, 3 sd or more below the model's gain; -2: 2 sd, explored first): an
+    # adaptive remedy for the cliff above, not adopted (stop 53, "Narrowing on the
+    # guard's signal": +1.05 Elo on the real Morris fine box, but no gain on `cliff`'s
+    # fresh seeds)
     Config("duels-narrow-below", "duels", 16, 64_000, {"narrow_below": 3.0}),
     Config("duels-narrow-below-2", "duels", 16, 64_000, {"narrow_below": 2.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),

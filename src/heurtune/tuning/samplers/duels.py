@@ -31,7 +31,10 @@ narrows, times ``narrow`` (0.5), once, for the rest of the study
 (:meth:`DuelsSampler.narrow`; docs/results/optimisers.md, "A higher bar for
 narrowing"). With ``narrow_from`` set, the bar starts there at the first held-out duel
 and rises by one sd at every tenfold of them, up to ``narrow_z`` (:func:`narrow_bar`;
-same page, "A bar that rises with the looks").
+same page, "A bar that rises with the looks"). With ``narrow_below`` set (off by
+default), the radius narrows also on the guard's test below (same page, "Narrowing on
+the guard's signal": +1.05 Elo on a real Morris fine box, no gain on the oracle's
+``cliff``).
 
 Where it lies ``guard_z`` (3) sd or more *below* the model's gain and shows no gain
 (0 Elo or less), the model does not fit the box where it matters, between the duels
