@@ -16,12 +16,7 @@ from heurtune.tuning.samplers.duels import DuelsSampler
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerSpec
 from heurtune.tuning.views import bounds_text, fit_text
 from tests.helpers import ROOT
-from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
-
-
-def _dir(tmp_path: Path, name: str) -> Path:
-    (tmp_path / name).mkdir()
-    return tmp_path / name
+from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_oracle
 
 
 def test_the_default_is_3_sd_and_older_studies_keep_no_guard() -> None:
@@ -60,8 +55,8 @@ def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
     naming the answer it withdrew; the same seed without the guard samples the same
     duels and answers the loss."""
     runpy.run_path(str(ROOT / "benchmarks" / "cases" / "real_shapes.py"))
-    guarded, base = run_oracle(oracle_study(_dir(tmp_path, "on"), "spike", "duels", 16, 0), 3000, 0)
-    plain, _ = run_oracle(oracle_study(_dir(tmp_path, "off"), "spike", "duels", 16, 0,
+    guarded, base = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "spike", "duels", 16, 0), 3000, 0)
+    plain, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "spike", "duels", 16, 0,
                                        "guard_z = 0.0"), 3000, 0)
     assert [t.params for t in guarded.trials] == [t.params for t in plain.trials]
     on, off = default_answer(guarded, base), default_answer(plain, base)
@@ -87,9 +82,9 @@ def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
 def test_on_a_bowl_the_guard_changes_nothing(oracle, tmp_path: Path) -> None:
     """``fishtest``, 3,000 games: no answer is measured below the baseline, so the
     guarded and the unguarded study answer alike."""
-    guarded, base = run_oracle(oracle_study(_dir(tmp_path, "on"), "fishtest", "duels", 16, 1),
+    guarded, base = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "fishtest", "duels", 16, 1),
                                3000, 1)
-    plain, _ = run_oracle(oracle_study(_dir(tmp_path, "off"), "fishtest", "duels", 16, 1,
+    plain, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "fishtest", "duels", 16, 1,
                                        "guard_z = 0.0"), 3000, 1)
     on, off = default_answer(guarded, base), default_answer(plain, base)
     assert on.params == off.params and GUARDED not in on.detail

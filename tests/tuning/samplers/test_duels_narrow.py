@@ -17,13 +17,7 @@ from heurtune.tuning.samplers.duels import NARROW_BAR, RADIUS, DuelsSampler, is_
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerContext, SamplerSpec
 from heurtune.tuning.study import duel_of
 from heurtune.tuning.studyfile import load_study_file
-from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
-
-
-def _dir(tmp_path: Path, name: str) -> Path:
-    """A folder of its own: a study file's path names its (in-memory) storage."""
-    (tmp_path / name).mkdir()
-    return tmp_path / name
+from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_oracle
 
 
 def _duels(study) -> list:
@@ -52,9 +46,9 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
     smooth the wells over and the answer stalls far short; once the held-out duels
     measure more than the model predicts, the duels narrow to half the radius and the
     answer reaches the optimum. Same seed, same games until then."""
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "broad", "duels", 16, 0,
+    plain, base = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "broad", "duels", 16, 0,
                                           "narrow = 0.0"), 4000, 0)
-    narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "broad", "duels", 16, 0,
+    narrowed, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "broad", "duels", 16, 0,
                                           "narrow = 0.5\nnarrow_z = 3.0"), 4000, 0)
     off, on = default_answer(plain, base), default_answer(narrowed, base)
     assert off.detail["radius"] == 1.0 and off.detail["narrowed_at"] is None
@@ -91,9 +85,9 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
 
 def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) -> None:
     """``far`` (a bowl, 10 Elo below): the gains agree, so the default changes nothing."""
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "far", "duels", 16, 1,
+    plain, base = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "far", "duels", 16, 1,
                                           "narrow = 0.0"), 8000, 1)
-    narrowed, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "far", "duels", 16, 1),
+    narrowed, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "far", "duels", 16, 1),
                              8000, 1)
     on = default_answer(narrowed, base)
     assert abs(disagreement(on.detail)) < DISAGREE_Z
@@ -166,7 +160,7 @@ def test_narrow_z_is_the_bar_the_disagreement_must_reach(oracle, tmp_path: Path)
     runs = {}
     for name, bar in (("z3", "narrow_z = 3.0"), ("z5", "narrow_from = 0.0"),
                       ("z100", "narrow_z = 100.0\nnarrow_from = 0.0")):
-        study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
+        study, base = run_oracle(oracle_study(oracle_dir(tmp_path, name), "broad", "duels", 16, 0,
                                               f"narrow = 0.5\n{bar}"), 6000, 0)
         runs[name] = default_answer(study, base).detail["narrowed_at"]
     assert runs["z100"] is None
@@ -192,7 +186,7 @@ def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: P
     narrows is the flat bar's to the game."""
     runs = {}
     for name, bar in (("z3", "narrow_z = 3.0"), ("rising", ""), ("z5", "narrow_from = 0.0")):
-        study, base = run_oracle(oracle_study(_dir(tmp_path, name), "broad", "duels", 16, 0,
+        study, base = run_oracle(oracle_study(oracle_dir(tmp_path, name), "broad", "duels", 16, 0,
                                               f"narrow = 0.5\n{bar}"), 6000, 0)
         runs[name] = study, default_answer(study, base).detail
     at = {name: detail["narrowed_at"] for name, (_, detail) in runs.items()}
@@ -204,9 +198,9 @@ def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: P
     assert duel_of(first)[NARROW_BAR] == bar
     from heurtune.tuning.views import fit_text
     assert f"first measured the answer's gain {bar:.3g} sd above" in fit_text(detail)
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "far-z5"), "far", "duels", 16, 1,
+    plain, base = run_oracle(oracle_study(oracle_dir(tmp_path, "far-z5"), "far", "duels", 16, 1,
                                           "narrow_from = 0.0"), 4000, 1)
-    rising, _ = run_oracle(oracle_study(_dir(tmp_path, "far-rising"), "far", "duels", 16, 1),
+    rising, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "far-rising"), "far", "duels", 16, 1),
                            4000, 1)
     assert default_answer(rising, base).detail["narrowed_at"] is None
     assert [t.params for t in _duels(plain)] == [t.params for t in _duels(rising)]

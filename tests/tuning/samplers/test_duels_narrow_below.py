@@ -20,12 +20,7 @@ from heurtune.tuning.study import duel_of
 from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.views import fit_text
 from tests.helpers import ROOT
-from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
-
-
-def _dir(tmp_path: Path, name: str) -> Path:
-    (tmp_path / name).mkdir()
-    return tmp_path / name
+from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_oracle
 
 
 def test_it_is_off_by_default_and_a_record_without_it_ran_without_it() -> None:
@@ -91,9 +86,9 @@ def test_on_a_spike_the_duels_narrow_on_the_guards_signal(oracle, tmp_path: Path
     ``narrow_below = 3`` the duels narrow there, the same duels as without it until
     then, and the answer's sentence says which test narrowed them."""
     runpy.run_path(str(ROOT / "benchmarks" / "cases" / "real_shapes.py"))
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "spike", "duels", 16, 0),
+    plain, base = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "spike", "duels", 16, 0),
                              3000, 0)
-    below, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "spike", "duels", 16, 0,
+    below, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "spike", "duels", 16, 0,
                                        "narrow_below = 3.0"), 3000, 0)
     off, on = default_answer(plain, base), default_answer(below, base)
     assert off.detail["narrowed_at"] is None and off.detail["narrow_below"] == 0.0
@@ -111,9 +106,9 @@ def test_on_a_spike_the_duels_narrow_on_the_guards_signal(oracle, tmp_path: Path
 def test_on_a_bowl_it_changes_nothing(oracle, tmp_path: Path) -> None:
     """``fishtest``, 3,000 games: no answer is measured below the baseline, so the
     study plays the same duels and answers alike."""
-    plain, base = run_oracle(oracle_study(_dir(tmp_path, "off"), "fishtest", "duels", 16, 1),
+    plain, base = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "fishtest", "duels", 16, 1),
                              3000, 1)
-    below, _ = run_oracle(oracle_study(_dir(tmp_path, "on"), "fishtest", "duels", 16, 1,
+    below, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "fishtest", "duels", 16, 1,
                                        "narrow_below = 3.0"), 3000, 1)
     assert [t.params for t in plain.trials] == [t.params for t in below.trials]
     assert default_answer(below, base).detail["narrowed_at"] is None

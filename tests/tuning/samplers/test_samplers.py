@@ -154,6 +154,13 @@ def test_spsa_autoselect_reproduces_fishtest_figures() -> None:
     assert abs(sampler.planned_games - 376_868) <= 60  # fishtest rounds r for display
 
 
+def oracle_dir(tmp_path: Path, name: str) -> Path:
+    """A folder of its own: a study file's path names its (in-memory) storage, so two
+    studies of one case, sampler and seed in a test each need one."""
+    (tmp_path / name).mkdir()
+    return tmp_path / name
+
+
 def oracle_study(tmp_path: Path, case: str, sampler: str, pairs: int, seed: int,
                  options: str = "") -> str:
     path = tmp_path / f"{case}-{sampler}-{seed}.toml"

@@ -197,6 +197,14 @@ def measured_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
 DISAGREE_Z = 3.0
 
 
+def shows_no_gain(m: MeasuredGain, apart: float | None, bar: float) -> bool:
+    """The guard's test (:meth:`DuelsSampler.guard`; ``narrow_below`` narrows on it
+    too): the held-out duels measure the answer at or below the baseline (0 Elo or
+    less) and ``bar`` sd or more below the model's gain (``apart``, by
+    :func:`disagreement`); never where ``bar`` is 0."""
+    return bool(bar) and apart is not None and m.elo <= 0.0 and apart <= -bar
+
+
 def disagreement(detail: Mapping[str, Any]) -> float | None:
     """How many sd the measured gain of an answer lies above (negative: below) its
     model-based gain, from its ``detail`` (:meth:`DuelsSampler.answer`): the
@@ -563,11 +571,11 @@ class DuelsSampler(DuelSampler):
         if apart is None:
             return False
         bar = narrow_bar(self.options, len(self.held_out) + 1)
-        below = float(self.options.get("narrow_below", 0.0))
+        below = self.options["narrow_below"]
         if apart >= bar:
             self._narrowed(self.options["radius"] * factor, number, bar)
             return True
-        if below and m.elo <= 0.0 and apart <= -below:  # the guard's test: -below recorded
+        if shows_no_gain(m, apart, below):  # the guard's test: -below recorded
             self._narrowed(self.options["radius"] * factor, number, -below)
             return True
         return False
@@ -622,11 +630,10 @@ class DuelsSampler(DuelSampler):
         one disagree"), and it shows no gain: the model does not fit the box (a spike
         at the baseline that duels a radius wide step over: "A real box with cusps"),
         so the study answers the baseline rather than a point measured worse."""
-        bar = self.options["guard_z"]
-        if not bar or m is None or m.elo > 0.0:
+        if m is None:
             return None
         apart = m.apart(mean, sd)
-        if apart is None or apart > -bar:
+        if not shows_no_gain(m, apart, self.options["guard_z"]):
             return None
         return {"params": params, "model_gain": mean, "model_gain_sd": sd,
                 "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],

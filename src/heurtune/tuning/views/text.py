@@ -195,13 +195,12 @@ def _narrowed_text(detail: Mapping[str, Any]) -> str:
     if (not isinstance(at, int) or not isinstance(radius, (int, float))
             or not isinstance(bar, (int, float))):
         return ""
+    said = (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} on, "
+            f"where the held-out duels first measured the answer")
     if bar < 0:  # narrowed on the guard's test (narrow_below)
-        return (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} "
-                f"on, where the held-out duels first measured the answer at or below the "
-                f"baseline and {-bar:.3g} sd below the model's gain (narrow_below)")
-    return (f"the duels narrowed to a radius of {radius:g} half ranges from trial {at} on, "
-            f"where the held-out duels first measured the answer's gain {bar:.3g} sd "
-            f"above the model's (narrow)")
+        return (f"{said} at or below the baseline and {-bar:.3g} sd below the model's gain "
+                f"(narrow_below)")
+    return f"{said}'s gain {bar:.3g} sd above the model's (narrow)"
 
 
 def unconfirmed_answer(study: optuna.Study) -> Answer | None:
