@@ -1,0 +1,41 @@
+"""``skewed`` turned round: the same lopsided bowl with the baseline on its gentle side.
+Load it with ``--cases``:
+
+    python benchmarks/duels_variants.py --cases benchmarks/cases/orientation.py \
+        --case skewed,skewed_flat --variants current,keep-0.75 --seeds 24 --aligned --paired
+
+The built-in ``skewed`` (4 parameters on [0, 200], optimum at 60, four times steeper
+above it) puts its baseline as fishtest's simulator does, toward the farthest corner
+(200), which lies on the steep side: at 85 in each, 2 Elo below. A quadratic fitted
+across the kink puts its maximum on the gentle side of the optimum (stop 50), so in
+``skewed`` an answer held back toward the baseline lands nearer the optimum by where
+the baseline happens to lie. This case asks what the same caution does where the
+baseline lies on the other side.
+
+``skewed_flat``
+    4 parameters on [0, 200], optimum at 60, four times steeper *below* it (2 Elo per
+    half range squared above, 8 below), the baseline toward the farthest corner (200),
+    now on the gentle side: 2 Elo below (at 110 in each).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from heurtune.engine.heuristics.oracle import CASES, define_case
+
+HALF = 100.0  # half the range [0, 200]
+OPTIMUM = 60.0
+ELO, STEEP = 2.0, 4.0  # Elo per half range squared on the gentle side; times STEEP below
+
+
+def skewed_flat(x: np.ndarray) -> float:
+    """The ``skewed_flat`` case's Elo (0 at its best)."""
+    dx = (np.asarray(x, dtype=float) - OPTIMUM) / HALF
+    return float(-np.sum(ELO * np.where(dx < 0, STEEP, 1.0) * dx * dx))
+
+
+if "skewed_flat" not in CASES:
+    define_case("skewed_flat", skewed_flat, (0.0,) * 4, (200.0,) * 4, optimum=(OPTIMUM,) * 4,
+                description="skewed with the baseline on the gentle side: 4 parameters, "
+                            "optimum at 60, four times steeper below it")
