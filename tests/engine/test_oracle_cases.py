@@ -153,3 +153,27 @@ def test_the_cliff_case_is_morris_fine_as_measured(monkeypatch) -> None:
             x = base.copy()
             x[i] += sign * 100.0 * (mb - 1.75) / per_half
             assert c.elo(x) - c.elo(base) == pytest.approx(elo, abs=2.0), (i, mb)
+
+
+def test_skewed_flat_is_skewed_turned_round(monkeypatch) -> None:
+    """``skewed_flat`` (benchmarks/cases/orientation.py) is the built-in ``skewed`` bowl
+    mirrored about its optimum: the same Elo at the same distance, the steep side below
+    the optimum instead of above, so that fishtest's placement (toward the farthest
+    corner) puts its baseline, 2 Elo below as in ``skewed``, on the gentle side."""
+    import runpy
+
+    monkeypatch.setattr(cases, "CASES", dict(CASES))
+    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
+    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
+    runpy.run_path(str(ROOT / "benchmarks" / "cases" / "orientation.py"))
+    flat, steep = cases.CASES["skewed_flat"], CASES["skewed"]
+    assert flat.best == steep.best == (60.0,) * 4
+    assert flat.start_elo == pytest.approx(2.0) == steep.start_elo
+    assert flat.baseline == (110.0,) * 4 and steep.baseline == (85.0,) * 4
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        d = rng.uniform(-60.0, 60.0, size=4)
+        assert flat.elo(60.0 + d) == pytest.approx(steep.elo(60.0 - d))
+    one = np.full(4, 60.0)
+    one[0] = 50.0  # 0.1 half ranges below the optimum: the steep side here
+    assert flat.elo(one) == pytest.approx(-4.0 * 2.0 * 0.01)
