@@ -6,6 +6,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +22,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def bowl(x: np.ndarray) -> float:
     return float(-0.001 * np.sum((x - 120.0) ** 2))
+
+
+@pytest.fixture
+def own_cases(monkeypatch) -> None:
+    """The oracle's case registry copied for one test: its define_case calls leave the
+    module's cases as they were."""
+    monkeypatch.setattr(cases, "CASES", dict(CASES))
+    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
+    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
+
+
+def case_file(name: str) -> dict[str, Any]:
+    """Run ``benchmarks/cases/NAME``, which defines its cases; its globals."""
+    import runpy
+
+    return runpy.run_path(str(ROOT / "benchmarks" / "cases" / name))
 
 
 def test_every_built_in_case_is_valid_and_its_baseline_lies_as_far_below_as_stated() -> None:
@@ -91,10 +108,7 @@ def test_an_elo_that_is_not_finite_is_refused() -> None:
         make_case("nan", lambda x: float("nan"), (0.0,), (1.0,))
 
 
-def test_a_defined_case_becomes_a_heuristic_and_plays(monkeypatch) -> None:
-    monkeypatch.setattr(cases, "CASES", dict(CASES))  # leave the module's cases as they were
-    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
-    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
+def test_a_defined_case_becomes_a_heuristic_and_plays(own_cases) -> None:
     c = define_case("ridge_test", lambda x: -0.002 * (x[0] - x[1]) ** 2
                     - 0.0002 * (x[0] - 120.0) ** 2, (0.0, 0.0), (200.0, 200.0))
     with pytest.raises(HeurtuneError, match="already defined"):
@@ -130,18 +144,13 @@ def test_the_benchmark_lists_the_cases_and_takes_a_file_of_ones_own(tmp_path) ->
     assert "outside the box" in fail.stderr
 
 
-def test_the_cliff_case_is_morris_fine_as_measured(monkeypatch) -> None:
+def test_the_cliff_case_is_morris_fine_as_measured(own_cases) -> None:
     """``cliff`` (benchmarks/cases/real_shapes.py) validates on definition (its stated
     optimum is the box's best, its baseline 6.1 Elo below) and each parameter follows
     ``morris-fine``'s measured ``move_blocked`` profile within 2 Elo (5,000 games a
     point, intervals +-3 to 5: docs/results/optimisers.md, "Fine-tuning a real tuned
     point: Morris"); the second parameter is mirrored."""
-    import runpy
-
-    monkeypatch.setattr(cases, "CASES", dict(CASES))
-    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
-    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
-    shapes = runpy.run_path(str(ROOT / "benchmarks" / "cases" / "real_shapes.py"))
+    shapes = case_file("real_shapes.py")
     c = cases.CASES["cliff"]
     assert c.start_elo == pytest.approx(6.12, abs=0.01) and c.draw_ratio == 0.33
     measured = {0.0: -71.0, 1.0: -11.3, 1.25: -4.8, 1.5: -1.6, 2.0: 2.5, 2.25: 1.2,
@@ -155,17 +164,12 @@ def test_the_cliff_case_is_morris_fine_as_measured(monkeypatch) -> None:
             assert c.elo(x) - c.elo(base) == pytest.approx(elo, abs=2.0), (i, mb)
 
 
-def test_skewed_flat_is_skewed_turned_round(monkeypatch) -> None:
+def test_skewed_flat_is_skewed_turned_round(own_cases) -> None:
     """``skewed_flat`` (benchmarks/cases/orientation.py) is the built-in ``skewed`` bowl
     mirrored about its optimum: the same Elo at the same distance, the steep side below
     the optimum instead of above, so that fishtest's placement (toward the farthest
     corner) puts its baseline, 2 Elo below as in ``skewed``, on the gentle side."""
-    import runpy
-
-    monkeypatch.setattr(cases, "CASES", dict(CASES))
-    monkeypatch.setattr(cases, "HEURISTICS", cases.HEURISTICS)
-    monkeypatch.setattr(cases, "PRESETS", dict(cases.PRESETS))
-    runpy.run_path(str(ROOT / "benchmarks" / "cases" / "orientation.py"))
+    case_file("orientation.py")
     flat, steep = cases.CASES["skewed_flat"], CASES["skewed"]
     assert flat.best == steep.best == (60.0,) * 4
     assert flat.start_elo == pytest.approx(2.0) == steep.start_elo
