@@ -23,6 +23,22 @@ def test_console_script_perft() -> None:
     assert proc.returncode == 0 and proc.stdout == "12144\n"
 
 
+def test_starting_the_cli_imports_no_scipy_model_code(tmp_path) -> None:
+    """Importing scipy.optimize and scipy.stats took most of every command's start
+    (about 1.3 s of 2.3 s for ``heurtune --help``). The samplers import them where
+    they use them, so the commands that never fit a model (help, export,
+    trials...) start without them. numba imports scipy's top level itself (12 ms).
+    benchmarks/cli_start.py measures the time."""
+    probe = ("import sys; from heurtune.cli import main; "
+             "code = main(['export', 'nope', '--storage', 'sqlite:///missing.db']); "
+             "print(code, [m for m in ('scipy.optimize', 'scipy.stats') if m in sys.modules])")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[-1] == "2 []"
+    assert "does not exist" in proc.stderr and not (tmp_path / "missing.db").exists()
+
+
 def test_match_json(capsys) -> None:
     code, out, _ = cli(capsys, "match", "morris:seed-ab", "morris:seed", "--pairs", "2",
                        "--seed", "1", "--json")

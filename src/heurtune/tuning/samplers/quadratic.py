@@ -46,7 +46,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import minimize
 
 from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace, Value
 from heurtune.errors import HeurtuneError
@@ -440,6 +439,8 @@ class QuadraticModel:
         def neg(x: np.ndarray) -> float:
             f = self.features(x)
             return -(float(f @ m) - z * math.sqrt(max(float(f @ C @ f), 1e-18)))
+
+        from scipy.optimize import minimize  # here: scipy's import would slow every CLI start
 
         best, best_value = np.zeros(self.dim), 0.0  # the baseline itself: exactly zero
         starts = [np.zeros(self.dim), self.argmax_mean(low, high, start if start is not None

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 from optuna.trial import FrozenTrial, TrialState
-from scipy.stats import chi2
 
 from heurtune.tuning.samplers._duel import DuelSampler, duel_result
 from heurtune.tuning.samplers.registry import SamplerContext, SamplerSpec
@@ -43,6 +42,8 @@ class SpsaSampler(DuelSampler):
     name = "spsa"
 
     def __init__(self, *args: Any) -> None:
+        from scipy.stats import chi2  # here: scipy's import would slow every CLI start
+
         super().__init__(*args)
         o, d = self.options, self.box.dim
         # in unit coordinates every range is 2 wide
