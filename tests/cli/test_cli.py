@@ -25,10 +25,10 @@ def test_console_script_perft() -> None:
 
 def test_starting_the_cli_imports_no_scipy_model_code(tmp_path) -> None:
     """Importing scipy.optimize and scipy.stats took most of every command's start
-    (about 1.3 s of 2.3 s for ``heurtune --help``). The samplers import them where
-    they use them, so the commands that never fit a model (help, export,
-    trials...) start without them. numba imports scipy's top level itself (12 ms).
-    benchmarks/cli_start.py measures the time."""
+    (``heurtune --help``: 1.48 s with them, 0.51 s without, benchmarks/cli_start.py).
+    The samplers import them where they use them, so the commands that never fit
+    a model (help, export, trials...) start without them. numba imports scipy's
+    top level itself (12 ms)."""
     probe = ("import sys; from heurtune.cli import main; "
              "code = main(['export', 'nope', '--storage', 'sqlite:///missing.db']); "
              "print(code, [m for m in ('scipy.optimize', 'scipy.stats') if m in sys.modules])")
