@@ -21,6 +21,7 @@ that does not exist (one line on stderr, exit 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -28,7 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from worktree import ROOT, checked_out
+
 COMMANDS: dict[str, list[str]] = {
     "--help": ["--help"],
     "list": ["list"],
@@ -54,32 +56,25 @@ def main() -> int:
     args = ap.parse_args()
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         scratch = Path(tmp) / "cwd"
         scratch.mkdir()
         sides = {"this": ROOT / "src"}
         if args.base:
-            tree = Path(tmp) / "base"
-            made = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach",
-                                   str(tree), args.base], capture_output=True, text=True,
-                                  check=False)
-            if made.returncode != 0:
-                ap.error(f"cannot check out {args.base!r}: {(made.stderr.strip().splitlines() or [''])[-1]}")
+            try:
+                tree = stack.enter_context(checked_out(args.base, Path(tmp) / "base"))
+            except ValueError as e:
+                ap.error(str(e))
             sides = {"base": tree / "src", **sides}
-        try:
-            times: dict[tuple[str, str], list[float]] = {}
-            codes: dict[tuple[str, str], set[int]] = {}
-            for round_ in range(args.rounds + 1):
-                for name, argv in COMMANDS.items():
-                    for side, src in sides.items():
-                        seconds, code = run(src, Path(tmp) / f"cache-{side}", scratch, argv)
-                        codes.setdefault((side, name), set()).add(code)
-                        if round_:  # the first round compiles or loads caches: discarded
-                            times.setdefault((side, name), []).append(seconds)
-        finally:
-            if args.base:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                                str(tree)], check=False, capture_output=True)
+        times: dict[tuple[str, str], list[float]] = {}
+        codes: dict[tuple[str, str], set[int]] = {}
+        for round_ in range(args.rounds + 1):
+            for name, argv in COMMANDS.items():
+                for side, src in sides.items():
+                    seconds, code = run(src, Path(tmp) / f"cache-{side}", scratch, argv)
+                    codes.setdefault((side, name), set()).add(code)
+                    if round_:  # the first round compiles or loads caches: discarded
+                        times.setdefault((side, name), []).append(seconds)
     print(f"start-up of `heurtune COMMAND`, fresh processes, {args.rounds} rounds "
           f"(python {sys.version.split()[0]}):")
     for name in COMMANDS:

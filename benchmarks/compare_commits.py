@@ -15,13 +15,15 @@ is discarded).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from worktree import ROOT, checked_out
+
 PROBE = (
     "import json, sys; sys.path.insert(0, sys.argv[1]); "
     "from heurtune.engine.bench import bench; "
@@ -47,24 +49,21 @@ def main() -> int:
     ap.add_argument("--algorithm", default="alphabeta")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "base"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.base],
-                       check=True, capture_output=True)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         try:
-            sides = {"base": tree / "src", "this": ROOT / "src"}
-            caches = {k: Path(tmp) / f"cache-{k}" for k in sides}
-            for k in sides:  # compile both first
-                run(sides[k], caches[k], args.game, args.depth, args.algorithm, args.heuristic)
-            best: dict[str, dict] = {}
-            for _ in range(args.rounds):
-                for k in sides:
-                    r = run(sides[k], caches[k], args.game, args.depth, args.algorithm, args.heuristic)
-                    if k not in best or r["seconds"] < best[k]["seconds"]:
-                        best[k] = r
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                           check=False, capture_output=True)
+            tree = stack.enter_context(checked_out(args.base, Path(tmp) / "base"))
+        except ValueError as e:
+            ap.error(str(e))
+        sides = {"base": tree / "src", "this": ROOT / "src"}
+        caches = {k: Path(tmp) / f"cache-{k}" for k in sides}
+        for k in sides:  # compile both first
+            run(sides[k], caches[k], args.game, args.depth, args.algorithm, args.heuristic)
+        best: dict[str, dict] = {}
+        for _ in range(args.rounds):
+            for k in sides:
+                r = run(sides[k], caches[k], args.game, args.depth, args.algorithm, args.heuristic)
+                if k not in best or r["seconds"] < best[k]["seconds"]:
+                    best[k] = r
     b, t = best["base"], best["this"]
     what = f"{args.game} {args.heuristic}".strip()
     print(f"{what} {args.algorithm} depth {args.depth}, fastest of {args.rounds} rounds: "

@@ -1,4 +1,5 @@
-"""benchmarks/cli_start.py: a command's start-up time, timed in fresh processes."""
+"""benchmarks/cli_start.py: a command's start-up time, timed in fresh processes; and
+the base commit's worktree it shares with compare_commits.py (benchmarks/worktree.py)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,13 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
         proc = _run(*bad)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.strip().splitlines()[-1].startswith("cli_start.py: error: ")
+
+
+def test_compare_commits_refuses_an_unknown_base_in_one_line_too() -> None:
+    # the worktree helper both scripts use (it raised a CalledProcessError here before)
+    proc = subprocess.run([sys.executable, str(SCRIPT.parent / "compare_commits.py"), "--base",
+                           "no-such-commit"], capture_output=True, text=True, check=False,
+                          timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "compare_commits.py: error: cannot check out 'no-such-commit': ")
