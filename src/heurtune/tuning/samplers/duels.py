@@ -75,6 +75,9 @@ NARROW_BAR = "narrow_bar"
 # measured it at or below the baseline and ``guard_z`` sd or more below the model
 # (:meth:`DuelsSampler.guard`)
 GUARDED = "guarded"
+# a withdrawn answer's ``basis`` where the guard tested the model's record on its
+# latest held-out duels, none having played near the answer (``guard_record``)
+RECORD = "record"
 # Held-out duels of answers within this of the current answer in every parameter, in
 # unit coordinates (a range is 2 wide: a tenth of each range), measure it; farther
 # ones measured an answer the sampler has since moved away from.
@@ -178,15 +181,69 @@ def measured_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
     early on), and pooling only the latest few would leave most games unused
     once the answer settles. The pool is chosen by the answers' places, which
     the model fixed without seeing a held-out result, so it selects no luck."""
-    pooled = [t for t, answer in held_out
-              if np.max(np.abs(answer - point), initial=0.0) <= NEAR]
-    pairs = [s for t in pooled for s in duel_result(t)[3]]
+    return pooled_gain([t for t, answer in held_out
+                        if np.max(np.abs(answer - point), initial=0.0) <= NEAR])
+
+
+def pooled_gain(duels: Sequence[FrozenTrial]) -> MeasuredGain | None:
+    """The held-out ``duels``' pairs pooled: the gain they measure, with its 95%
+    interval (None: no pair)."""
+    pairs = [s for t in duels for s in duel_result(t)[3]]
     if not pairs:
         return None
-    games = sum(duel_result(t)[1] for t in pooled)
+    games = sum(duel_result(t)[1] for t in duels)
     score, low, high = score_interval(pairs)
-    return MeasuredGain(elo(score, games), elo(low, games), elo(high, games), len(pooled),
+    return MeasuredGain(elo(score, games), elo(low, games), elo(high, games), len(duels),
                         games)
+
+
+@dataclass(frozen=True)
+class Record:
+    """The model's record on its latest held-out duels (:func:`record_gain`): their
+    pooled measured gain, and the mean of the gains (and of the sd) the model
+    predicted for the answers they played, each when it was proposed."""
+
+    measured: MeasuredGain
+    model_gain: float
+    model_gain_sd: float
+
+    def apart(self) -> float | None:
+        """How many sd the measurement lies above (negative: below) the predictions."""
+        return self.measured.apart(self.model_gain, self.model_gain_sd)
+
+
+def record_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
+                share: float) -> Record | None:
+    """The latest ``share`` of the held-out duels (by trial number; at least one),
+    each of which measured the answer of its day, pooled, beside the gains the model
+    predicted for those answers (recorded in each duel's DUEL record when it was
+    proposed); None where ``share`` is 0 or no such duel has a prediction recorded.
+
+    Why: the guard (:meth:`DuelsSampler.guard`) tests the answer against the held-out
+    duels played near it, and an answer that has moved since the last of them has
+    none: on the real ``isolation-eight`` box five of the seven answers that confirmed
+    below the baseline had no held-out duel near them, while the duels that measured
+    the answers before them had measured every one at or below the baseline, 100 Elo
+    under the model (docs/results/optimisers.md, "The guard on the model's record").
+    The model's latest record is the evidence left there; the latest share, not all,
+    so that a model that fits once its early duels are outweighed is judged on its
+    recent answers."""
+    if share <= 0.0 or not held_out:
+        return None
+    latest = sorted((t for t, _answer in held_out), key=lambda t: t.number)
+    latest = latest[len(latest) - max(1, math.ceil(share * len(latest))):]
+    rows: list[tuple[FrozenTrial, float, float, int]] = []
+    for t in latest:
+        duel = duel_of(t) or {}
+        mean, sd = duel.get("model_gain"), duel.get("model_gain_sd")
+        if isinstance(mean, (int, float)) and isinstance(sd, (int, float)):
+            rows.append((t, float(mean), float(sd), duel_result(t)[1]))
+    measured = pooled_gain([t for t, *_rest in rows])
+    weight = sum(g for *_rest, g in rows)
+    if measured is None or weight <= 0:
+        return None
+    return Record(measured, sum(m * g for _t, m, _s, g in rows) / weight,
+                  sum(s * g for _t, _m, s, g in rows) / weight)
 
 
 # the measured gain and the model's disagree where they lie this many sd apart (their
@@ -601,6 +658,8 @@ class DuelsSampler(DuelSampler):
         played = self.box.to_unit(params) - self.u0  # the answer as a held-out duel plays it
         m = measured_gain(self.held_out, played) if point.any() else None
         guarded = self.guard(params, mean, sd, m)
+        if guarded is None and m is None and point.any():  # no held-out duel near it yet
+            guarded = self.guard_on_record(params, mean, sd)
         if guarded is not None:  # the measurement shows no gain: the baseline instead
             params, point, mean, sd, m = self.baseline, np.zeros_like(point), 0.0, 0.0, None
         return {"params": params, "is_baseline": not point.any(),
@@ -617,6 +676,7 @@ class DuelsSampler(DuelSampler):
                 "narrow_bar": self.narrowed_bar, "narrow": self.options["narrow"],
                 "narrow_z": self.options["narrow_z"], "narrow_from": self.options["narrow_from"],
                 "narrow_below": self.options["narrow_below"], "guard_z": self.options["guard_z"],
+                "guard_record": self.options["guard_record"],
                 **({GUARDED: guarded} if guarded is not None else {})}
 
     def guard(self, params: dict[str, Any], mean: float, sd: float,
@@ -636,6 +696,30 @@ class DuelsSampler(DuelSampler):
         if not shows_no_gain(m, apart, self.options["guard_z"]):
             return None
         return {"params": params, "model_gain": mean, "model_gain_sd": sd,
+                "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
+                "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
+
+    def guard_on_record(self, params: dict[str, Any], mean: float,
+                        sd: float) -> dict[str, Any] | None:
+        """Where no held-out duel has measured the model's answer yet (it moved since
+        the last one near it), the guard's test on the model's record instead
+        (``guard_record``: the latest share of the held-out duels, :func:`record_gain`):
+        where they measured the answers they played at or below the baseline and
+        ``guard_z`` sd or more below the gains the model predicted for them, the
+        answer ``params`` the study withdraws (``basis``: ``record``, with the record's
+        figures; ``model_gain``: this answer's), else None. A model that has
+        overrated every answer it was measured on is not trusted with one it has
+        not."""
+        record = record_gain(self.held_out, self.options["guard_record"])
+        if record is None:
+            return None
+        apart = record.apart()
+        if not shows_no_gain(record.measured, apart, self.options["guard_z"]):
+            return None
+        m = record.measured
+        return {"params": params, "model_gain": mean, "model_gain_sd": sd,
+                "basis": RECORD, "record_model_gain": record.model_gain,
+                "record_model_gain_sd": record.model_gain_sd,
                 "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
                 "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
 

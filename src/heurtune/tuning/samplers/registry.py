@@ -227,6 +227,12 @@ KINDS: tuple[SamplerKind, ...] = (
                           help="answer: the baseline instead where the held-out duels "
                                "measure the model's answer at or below the baseline and "
                                "guard_z sd or more below the model's gain (0: never)"),
+        "guard_record": Option(float, 0.0, 0.0, 1.0,
+                               help="answer: where no held-out duel has measured the "
+                                    "model's answer yet, the guard's test on this share "
+                                    "of the latest held-out duels against the gains the "
+                                    "model predicted for the answers they played (0: "
+                                    "never)"),
         "curvature_share": Option(float, 0.2, 0.0, 1.0,
                                   help="share of coordinates duelled centre vs edge (curvature)"),
         "holdout_every": Option(int, 10, 0, 1_000_000,

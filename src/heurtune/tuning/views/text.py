@@ -21,6 +21,7 @@ from heurtune.tuning.samplers import (
     DISAGREE_Z,
     GUARDED,
     MANY_PARAMETERS,
+    RECORD,
     disagreement,
     is_holdout,
 )
@@ -175,10 +176,23 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
         apart = abs(float(g["apart"]))
     except (KeyError, TypeError, ValueError):
         return ""
-    return (f"the held-out duels measure the model's answer at {measured + 0.0:+.1f} Elo "
-            f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicts "
-            f"{model + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline is "
-            f"shown, so the study answers the baseline (guard_z); the model does not fit "
+    if g.get("basis") == RECORD:  # none near the answer: the model's record (guard_record)
+        try:
+            predicted, duels = float(g["record_model_gain"]), int(g["measured_duels"])
+        except (KeyError, TypeError, ValueError):
+            return ""
+        said = (f"no held-out duel has measured the model's answer ({model + 0.0:+.1f} Elo "
+                f"predicted), and the latest {duels} measured the answers they played at "
+                f"{measured + 0.0:+.1f} Elo [{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the "
+                f"model predicted {predicted + 0.0:+.1f} ({apart:.1f} sd apart): no gain "
+                f"over the baseline is shown, so the study answers the baseline (guard_z, "
+                f"guard_record)")
+    else:
+        said = (f"the held-out duels measure the model's answer at {measured + 0.0:+.1f} "
+                f"Elo [{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicts "
+                f"{model + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline is "
+                f"shown, so the study answers the baseline (guard_z)")
+    return (f"{said}; the model does not fit "
             f"this box (a weight whose good values lie in a narrow band around its default, "
             f"which duels half a range wide step over), so a broad search (search = "
             f"\"broad\") or narrower ranges around the defaults may find more")
