@@ -1,0 +1,105 @@
+"""``duels``' ``guard_record`` option: where no held-out duel has measured the answer
+yet, the guard's test on the model's record, its latest held-out duels against the
+gains it predicted for the answers they played."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import optuna
+import pytest
+
+from heurtune.tuning.samplers import GUARDED, RECORD
+from heurtune.tuning.samplers.duels import DuelsSampler, record_gain
+from heurtune.tuning.samplers.registry import SAMPLERS, SamplerSpec
+from heurtune.tuning.study import schema
+from heurtune.tuning.views import fit_text
+
+
+def held_out(number: int, pair_scores: list[float], model_gain: float | None = 100.0,
+             model_gain_sd: float = 10.0) -> tuple[optuna.trial.FrozenTrial, np.ndarray]:
+    """A finished held-out duel (trial ``number``) whose pairs scored ``pair_scores``
+    (0 to 1 each, two games a pair), with the model's gain recorded when it was
+    proposed (None: none recorded, as a study older than the record might hold)."""
+    duel: dict[str, object] = {"holdout": True}
+    if model_gain is not None:
+        duel.update(model_gain=model_gain, model_gain_sd=model_gain_sd)
+    games = 2 * len(pair_scores)
+    score = sum(pair_scores) / len(pair_scores)
+    t = optuna.trial.create_trial(
+        value=score, system_attrs={schema.DUEL: duel},
+        user_attrs={"score": score, "games": games, "pair_scores": pair_scores})
+    t.number = number
+    return t, np.zeros(2)
+
+
+LOSING = [0.0, 0.5, 0.5, 0.0, 0.5, 0.5, 0.0, 0.5] * 4  # 32 pairs scoring 0.3125
+EVEN = [0.5] * 32  # 32 pairs scoring 0.5 (each a win and a loss, or two draws)
+
+
+def test_the_record_pools_the_latest_share_by_trial_number() -> None:
+    duels = [held_out(40, EVEN, 20.0, 4.0), held_out(10, LOSING, 200.0, 40.0),
+             held_out(30, EVEN, 10.0, 2.0), held_out(20, LOSING, 300.0, 50.0)]
+    latest = record_gain(duels, 0.5)  # trials 30 and 40, whatever the order they came in
+    assert latest is not None and latest.measured.duels == 2 and latest.measured.games == 128
+    assert latest.measured.elo == pytest.approx(0.0, abs=1e-9)
+    assert latest.model_gain == pytest.approx(15.0) and latest.model_gain_sd == pytest.approx(3.0)
+    every = record_gain(duels, 1.0)
+    assert every is not None and every.measured.duels == 4 and every.measured.elo < 0.0
+    assert every.model_gain == pytest.approx(132.5)
+    one = record_gain(duels, 0.01)  # at least one duel: the latest
+    assert one is not None and one.measured.duels == 1 and one.model_gain == 20.0
+    assert record_gain(duels, 0.0) is None and record_gain([], 0.5) is None
+    # a duel recorded without the model's prediction is left out of the record
+    older = [held_out(50, LOSING, None), *duels]
+    assert record_gain(older, 0.2) is None  # the latest is that one
+    kept = record_gain(older, 0.4)
+    assert kept is not None and kept.measured.duels == 1 and kept.model_gain == 20.0
+
+
+@pytest.mark.parametrize("scores, predicted, bar, share, fires", [
+    (LOSING, 100.0, 3.0, 0.5, True),   # measured below the baseline, far below the model
+    (LOSING, 100.0, 0.0, 0.5, False),  # guard_z = 0: never
+    (LOSING, 100.0, 3.0, 0.0, False),  # guard_record = 0: never
+    (EVEN, 100.0, 3.0, 0.5, True),     # exactly no gain, far below the model
+    (LOSING, -150.0, 3.0, 0.5, False),  # the model predicted a loss: not overrated
+    ([1.0, 0.5] * 16, 100.0, 3.0, 0.5, False),  # measured a gain: the answer stands
+])
+def test_the_record_withdraws_an_unmeasured_answer_only_where_it_shows_no_gain(
+        scores: list[float], predicted: float, bar: float, share: float, fires: bool) -> None:
+    me = SimpleNamespace(held_out=[held_out(n, scores, predicted, 5.0) for n in (10, 20)],
+                         options={"guard_z": bar, "guard_record": share})
+    got = DuelsSampler.guard_on_record(me, {"x1": 3.0}, 80.0, 6.0)  # type: ignore[arg-type]
+    assert (got is not None) == fires
+    if got is not None:
+        assert got["basis"] == RECORD and got["params"] == {"x1": 3.0}
+        assert got["model_gain"] == 80.0 and got["record_model_gain"] == predicted
+        assert got["measured_gain"] <= 0.0 and got["apart"] <= -bar
+        assert got["measured_duels"] == 1 and got["measured_games"] == 64
+
+
+def test_the_sentence_says_the_answer_was_not_measured_and_what_the_record_shows() -> None:
+    me = SimpleNamespace(held_out=[held_out(n, LOSING) for n in (10, 20, 30, 40)],
+                         options={"guard_z": 3.0, "guard_record": 0.5})
+    withdrawn = DuelsSampler.guard_on_record(me, {"x1": 3.0}, 80.0, 6.0)  # type: ignore[arg-type]
+    assert withdrawn is not None
+    text = fit_text({"is_baseline": True, "model_gain": 0.0, "model_gain_sd": 0.0,
+                     GUARDED: withdrawn})
+    assert text.startswith("no held-out duel has measured the model's answer (+80.0 Elo "
+                           "predicted), and the latest 2 measured the answers they played at "
+                           f"{withdrawn['measured_gain']:+.1f} Elo")
+    assert "where the model predicted +100.0" in text
+    assert "(guard_z, guard_record)" in text and 'search = "broad"' in text
+    # the near guard's sentence as it was
+    near = {**withdrawn, "basis": None}
+    assert fit_text({"is_baseline": True, GUARDED: near}).startswith(
+        "the held-out duels measure the model's answer at")
+
+
+def test_the_option_is_a_share_and_older_studies_keep_it_off() -> None:
+    option = SAMPLERS["duels"].options["guard_record"]
+    assert (option.low, option.high) == (0.0, 1.0)
+    assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["guard_record"] == 0.0
+    assert SamplerSpec.parse("duels", {}, "file").resuming({"z": 1.0}).options[
+        "guard_record"] == 0.0
