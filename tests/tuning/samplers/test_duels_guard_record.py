@@ -4,17 +4,23 @@ gains it predicted for the answers they played."""
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import optuna
 import pytest
 
-from heurtune.tuning.samplers import GUARDED, RECORD
+from heurtune.engine.heuristics.oracle import CASES, loss
+from heurtune.tuning.after.answers import default_answer
+from heurtune.tuning.samplers import GUARDED, RECORD, duels
 from heurtune.tuning.samplers.duels import DuelsSampler, record_gain
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerSpec
 from heurtune.tuning.study import schema
 from heurtune.tuning.views import fit_text
+from tests.helpers import ROOT
+from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_oracle
 
 
 def held_out(number: int, pair_scores: list[float], model_gain: float | None = 100.0,
@@ -103,3 +109,30 @@ def test_the_option_is_a_share_and_older_studies_keep_it_off() -> None:
     assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["guard_record"] == 0.0
     assert SamplerSpec.parse("duels", {}, "file").resuming({"z": 1.0}).options[
         "guard_record"] == 0.0
+
+
+def test_on_a_spike_an_answer_with_no_held_out_duel_near_it_is_judged_on_the_record(
+        oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``spike`` (benchmarks/cases/real_shapes.py), 3,000 games, with no held-out duel
+    counted as near any answer (``NEAR`` below zero, as where the answer has just
+    moved): the near guard has nothing to test, so without the record the model's
+    answer stands, far below the baseline; with it the study answers the baseline,
+    naming the answer withdrawn and the record that withdrew it. Both studies play
+    the same duels."""
+    runpy.run_path(str(ROOT / "benchmarks" / "cases" / "real_shapes.py"))
+    monkeypatch.setattr(duels, "NEAR", -1.0)
+    on, base = run_oracle(oracle_study(oracle_dir(tmp_path, "on"), "spike", "duels", 16, 0,
+                                       "guard_record = 0.5"), 3000, 0)
+    off, _ = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "spike", "duels", 16, 0,
+                                     "guard_record = 0.0"), 3000, 0)
+    assert [t.params for t in on.trials] == [t.params for t in off.trials]
+    kept, withdrawn = default_answer(off, base), default_answer(on, base)
+    case = CASES["spike"]
+    assert GUARDED not in kept.detail and kept.detail["measured_duels"] == 0
+    assert loss(case, kept.params) > case.start_elo + 100.0  # far below the baseline
+    assert withdrawn.detail["is_baseline"] and withdrawn.detail["guard_record"] == 0.5
+    assert loss(case, withdrawn.params) == pytest.approx(case.start_elo)
+    g = withdrawn.detail[GUARDED]
+    assert g["basis"] == RECORD and g["params"] == kept.params
+    assert g["measured_gain"] <= 0.0 and g["apart"] <= -3.0 and g["record_model_gain"] > 0.0
+    assert "(guard_z, guard_record)" in fit_text(withdrawn.detail)
