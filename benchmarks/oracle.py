@@ -151,8 +151,11 @@ FULL_EXTRA = [
     # the default without its guard on the answer (stop 50, "A real box with cusps")
     Config("duels-guard-off", "duels", 16, 64_000, {"guard_z": 0.0}),
     # ... with the guard on the model's record where no held-out duel has measured the
-    # answer yet (its latest half; stop 56, "The guard on the model's record")
+    # answer yet (its latest half; the default since stop 56, "The guard on the model's
+    # record")
     Config("duels-record", "duels", 16, 64_000, {"guard_record": 0.5}),
+    # ... and without it (the default until stop 56)
+    Config("duels-record-off", "duels", 16, 64_000, {"guard_record": 0.0}),
     # ... at a flat 5 sd, not 3 (stop 48, later: its default, before narrow_from)
     Config("duels-narrow-z5", "duels", 16, 64_000,
            {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 0.0}),

@@ -103,12 +103,16 @@ def test_the_sentence_says_the_answer_was_not_measured_and_what_the_record_shows
         "the held-out duels measure the model's answer at")
 
 
-def test_the_option_is_a_share_and_older_studies_keep_it_off() -> None:
+def test_the_default_is_the_latest_half_and_older_studies_keep_it_off() -> None:
     option = SAMPLERS["duels"].options["guard_record"]
-    assert (option.low, option.high) == (0.0, 1.0)
+    assert option.default == 0.5 and (option.low, option.high) == (0.0, 1.0)
     assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["guard_record"] == 0.0
-    assert SamplerSpec.parse("duels", {}, "file").resuming({"z": 1.0}).options[
-        "guard_record"] == 0.0
+    # a study recorded before the option, or with it off by the day's default, resumed
+    # by a file that does not set it goes on without it; one that set it keeps the file's
+    fresh = SamplerSpec.parse("duels", {}, "file")
+    assert fresh.resuming({"z": 1.0}).options["guard_record"] == 0.0
+    assert fresh.resuming({"guard_record": 0.0}).options["guard_record"] == 0.0
+    assert fresh.resuming({"guard_record": 0.25}).options["guard_record"] == 0.5
 
 
 def test_on_a_spike_an_answer_with_no_held_out_duel_near_it_is_judged_on_the_record(

@@ -42,7 +42,12 @@ and the baseline (a spike at the baseline's value that duels a radius wide step 
 the study answers the baseline instead, its detail naming the answer it withdrew
 (:meth:`DuelsSampler.guard`; docs/results/optimisers.md, "A real box with cusps").
 Sampling is unchanged: the held-out duels go on measuring the model's answer, and
-the guard lifts where a later answer is not measured below the baseline.
+the guard lifts where a later answer is not measured below the baseline. Where no
+held-out duel has played near the answer yet (it moved since the last one), the same
+test runs on the model's record instead, the latest ``guard_record`` (0.5) of the
+held-out duels against the gains the model predicted for the answers they played
+(:meth:`DuelsSampler.guard_on_record`, :func:`record_gain`; docs/results/optimisers.md,
+"The guard on the model's record").
 """
 
 from __future__ import annotations
@@ -222,9 +227,10 @@ def record_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
     Why: the guard (:meth:`DuelsSampler.guard`) tests the answer against the held-out
     duels played near it, and an answer that has moved since the last of them has
     none: on the real ``isolation-eight`` box five of the seven answers that confirmed
-    below the baseline had no held-out duel near them, while the duels that measured
-    the answers before them had measured every one at or below the baseline, 100 Elo
-    under the model (docs/results/optimisers.md, "The guard on the model's record").
+    below the baseline (by 6 to 27 Elo) had no held-out duel near them, while the
+    latest half of the held-out duels had measured the answers before them at -16 to
+    -31 Elo where the model predicted +84 to +130, 4.3 to 7.2 sd apart
+    (docs/results/optimisers.md, "The guard on the model's record").
     The model's latest record is the evidence left there; the latest share, not all,
     so that a model that fits once its early duels are outweighed is judged on its
     recent answers."""

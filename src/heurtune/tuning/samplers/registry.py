@@ -227,7 +227,7 @@ KINDS: tuple[SamplerKind, ...] = (
                           help="answer: the baseline instead where the held-out duels "
                                "measure the model's answer at or below the baseline and "
                                "guard_z sd or more below the model's gain (0: never)"),
-        "guard_record": Option(float, 0.0, 0.0, 1.0,
+        "guard_record": Option(float, 0.5, 0.0, 1.0,
                                help="answer: where no held-out duel has measured the "
                                     "model's answer yet, the guard's test on this share "
                                     "of the latest held-out duels against the gains the "
@@ -243,10 +243,11 @@ KINDS: tuple[SamplerKind, ...] = (
         # whose studies were the first to record every option (0 that day); narrow: 0
         # (off) until stop 48, and no study recorded it before that stop; narrow_from: 0
         # (the bar narrow_z from the first held-out duel) until stop 49; guard_z: 0 (no
-        # guard) until stop 50
-        former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0, "guard_z": 0.0},
+        # guard) until stop 50; guard_record: 0 (no guard on the record) until stop 56
+        former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0, "guard_z": 0.0,
+                         "guard_record": 0.0},
         past_defaults={"edge_prior": (0.0,), "narrow": (0.0,), "narrow_from": (0.0,),
-                       "guard_z": (0.0,)}),
+                       "guard_z": (0.0,), "guard_record": (0.0,)}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {
