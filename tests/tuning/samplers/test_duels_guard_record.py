@@ -14,7 +14,7 @@ import pytest
 
 from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.tuning.after.answers import default_answer
-from heurtune.tuning.samplers import GUARDED, RECORD, duels
+from heurtune.tuning.samplers import GUARDED, RECORD, MeasuredGain, duels
 from heurtune.tuning.samplers.duels import DuelsSampler, record_gain
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerSpec
 from heurtune.tuning.study import schema
@@ -24,10 +24,12 @@ from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_or
 
 
 def held_out(number: int, pair_scores: list[float], model_gain: float | None = 100.0,
-             model_gain_sd: float = 10.0) -> tuple[optuna.trial.FrozenTrial, np.ndarray]:
+             model_gain_sd: float = 10.0, answer: float = 0.1
+             ) -> tuple[optuna.trial.FrozenTrial, np.ndarray]:
     """A finished held-out duel (trial ``number``) whose pairs scored ``pair_scores``
     (0 to 1 each, two games a pair), with the model's gain recorded when it was
-    proposed (None: none recorded, as a study older than the record might hold)."""
+    proposed (None: none recorded, as a study older than the record might hold), and
+    the answer it played (relative unit coordinates; 0: the baseline itself)."""
     duel: dict[str, object] = {"holdout": True}
     if model_gain is not None:
         duel.update(model_gain=model_gain, model_gain_sd=model_gain_sd)
@@ -37,7 +39,7 @@ def held_out(number: int, pair_scores: list[float], model_gain: float | None = 1
         value=score, system_attrs={schema.DUEL: duel},
         user_attrs={"score": score, "games": games, "pair_scores": pair_scores})
     t.number = number
-    return t, np.zeros(2)
+    return t, np.full(2, answer)
 
 
 LOSING = [0.0, 0.5, 0.5, 0.0, 0.5, 0.5, 0.0, 0.5] * 4  # 32 pairs scoring 0.3125
@@ -62,6 +64,14 @@ def test_the_record_pools_the_latest_share_by_trial_number() -> None:
     assert record_gain(older, 0.2) is None  # the latest is that one
     kept = record_gain(older, 0.4)
     assert kept is not None and kept.measured.duels == 1 and kept.model_gain == 20.0
+    # ... and so is one with a prediction not finite
+    odd = [held_out(60, LOSING, float("inf")), held_out(70, LOSING, 50.0, float("nan")), *duels]
+    assert record_gain(odd, 0.3) is None  # the latest two (of six)
+    # a duel whose answer, rounded as played, was the baseline measured nothing: left out
+    itself = [held_out(80, EVEN, 500.0, 1.0, answer=0.0), *duels]
+    latest = record_gain(itself, 0.2)
+    assert latest is not None and latest.model_gain == 20.0
+    assert record_gain([held_out(80, EVEN, 500.0, 1.0, answer=0.0)], 1.0) is None
 
 
 @pytest.mark.parametrize("scores, predicted, bar, share, fires", [
@@ -85,6 +95,30 @@ def test_the_record_withdraws_an_unmeasured_answer_only_where_it_shows_no_gain(
         assert got["measured_duels"] == 1 and got["measured_games"] == 64
 
 
+def sampler(options: dict[str, float], duels: list[tuple[optuna.trial.FrozenTrial, np.ndarray]]
+            ) -> DuelsSampler:
+    """A DuelsSampler holding only what its guards read."""
+    me = DuelsSampler.__new__(DuelsSampler)
+    me.options, me.held_out = options, duels
+    return me
+
+
+def test_a_measured_answer_is_judged_on_its_measurement_however_thin() -> None:
+    """The record decides only where no held-out duel has measured the answer: one
+    near duel measuring a gain keeps it, whatever the record (``isolation-eight`` seed 3
+    at 8,000 games); one measuring it far below withdraws it on the near test."""
+    me = sampler({"guard_z": 3.0, "guard_record": 0.5},
+                 [held_out(n, LOSING, 100.0, 5.0) for n in (10, 20, 30)])
+    gain, loss_ = MeasuredGain(65.9, 0.0, 131.8, 1, 32), MeasuredGain(-90.0, -130.0, -50.0, 4, 128)
+    assert me.withdrawn({"x1": 3.0}, 80.0, 6.0, gain) is None
+    near = me.withdrawn({"x1": 3.0}, 80.0, 6.0, loss_)
+    assert near is not None and "basis" not in near and near["measured_gain"] == -90.0
+    on_record = me.withdrawn({"x1": 3.0}, 80.0, 6.0, None)
+    assert on_record is not None and on_record["basis"] == RECORD
+    me.options["guard_record"] = 0.0
+    assert me.withdrawn({"x1": 3.0}, 80.0, 6.0, None) is None
+
+
 def test_the_sentence_says_the_answer_was_not_measured_and_what_the_record_shows() -> None:
     me = SimpleNamespace(held_out=[held_out(n, LOSING) for n in (10, 20, 30, 40)],
                          options={"guard_z": 3.0, "guard_record": 0.5})
@@ -93,10 +127,14 @@ def test_the_sentence_says_the_answer_was_not_measured_and_what_the_record_shows
     text = fit_text({"is_baseline": True, "model_gain": 0.0, "model_gain_sd": 0.0,
                      GUARDED: withdrawn})
     assert text.startswith("no held-out duel has measured the model's answer (+80.0 Elo "
-                           "predicted), and the latest 2 measured the answers they played at "
-                           f"{withdrawn['measured_gain']:+.1f} Elo")
+                           "predicted), and the latest 2 held-out duels measured the answers "
+                           f"they played at {withdrawn['measured_gain']:+.1f} Elo")
     assert "where the model predicted +100.0" in text
     assert "(guard_z, guard_record)" in text and 'search = "broad"' in text
+    one = fit_text({"is_baseline": True, GUARDED: {**withdrawn, "measured_duels": 1}})
+    assert "and the latest held-out duel measured the answer it played at" in one
+    assert fit_text({"is_baseline": True,
+                     GUARDED: {**withdrawn, "measured_duels": float("inf")}}) == ""
     # the near guard's sentence as it was
     near = {**withdrawn, "basis": None}
     assert fit_text({"is_baseline": True, GUARDED: near}).startswith(

@@ -222,7 +222,9 @@ def record_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
     """The latest ``share`` of the held-out duels (by trial number; at least one),
     each of which measured the answer of its day, pooled, beside the gains the model
     predicted for those answers (recorded in each duel's DUEL record when it was
-    proposed); None where ``share`` is 0 or no such duel has a prediction recorded.
+    proposed); None where ``share`` is 0 or no such duel has a finite prediction
+    recorded. A duel whose answer, rounded as played, was the baseline itself is left
+    out (it measured the baseline against itself).
 
     Why: the guard (:meth:`DuelsSampler.guard`) tests the answer against the held-out
     duels played near it, and an answer that has moved since the last of them has
@@ -236,13 +238,17 @@ def record_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
     recent answers."""
     if share <= 0.0 or not held_out:
         return None
-    latest = sorted((t for t, _answer in held_out), key=lambda t: t.number)
+    # (a duel whose answer, rounded as played, was the baseline itself measured nothing)
+    latest = sorted((t for t, answer in held_out if answer.any()), key=lambda t: t.number)
+    if not latest:
+        return None
     latest = latest[len(latest) - max(1, math.ceil(share * len(latest))):]
     rows: list[tuple[FrozenTrial, float, float, int]] = []
     for t in latest:
         duel = duel_of(t) or {}
         mean, sd = duel.get("model_gain"), duel.get("model_gain_sd")
-        if isinstance(mean, (int, float)) and isinstance(sd, (int, float)):
+        if (isinstance(mean, (int, float)) and isinstance(sd, (int, float))
+                and math.isfinite(mean) and math.isfinite(sd)):
             rows.append((t, float(mean), float(sd), duel_result(t)[1]))
     measured = pooled_gain([t for t, *_rest in rows])
     weight = sum(g for *_rest, g in rows)
@@ -663,9 +669,7 @@ class DuelsSampler(DuelSampler):
         params = self.baseline if not point.any() else self.box.from_unit(self.u0 + point)
         played = self.box.to_unit(params) - self.u0  # the answer as a held-out duel plays it
         m = measured_gain(self.held_out, played) if point.any() else None
-        guarded = self.guard(params, mean, sd, m)
-        if guarded is None and m is None and point.any():  # no held-out duel near it yet
-            guarded = self.guard_on_record(params, mean, sd)
+        guarded = self.withdrawn(params, mean, sd, m) if point.any() else None
         if guarded is not None:  # the measurement shows no gain: the baseline instead
             params, point, mean, sd, m = self.baseline, np.zeros_like(point), 0.0, 0.0, None
         return {"params": params, "is_baseline": not point.any(),
@@ -704,6 +708,16 @@ class DuelsSampler(DuelSampler):
         return {"params": params, "model_gain": mean, "model_gain_sd": sd,
                 "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
                 "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
+
+    def withdrawn(self, params: dict[str, Any], mean: float, sd: float,
+                  m: MeasuredGain | None) -> dict[str, Any] | None:
+        """The answer ``params`` (the model's gain ``mean``, ``sd``; ``m``: its
+        measured gain from the held-out duels near it) the study withdraws, or None:
+        the guard's test on ``m`` (:meth:`guard`) where a held-out duel has measured it,
+        however few, else the same test on the model's record (:meth:`guard_on_record`)."""
+        if m is not None:
+            return self.guard(params, mean, sd, m)
+        return self.guard_on_record(params, mean, sd)
 
     def guard_on_record(self, params: dict[str, Any], mean: float,
                         sd: float) -> dict[str, Any] | None:

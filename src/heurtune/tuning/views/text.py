@@ -166,7 +166,10 @@ def fit_text(detail: Mapping[str, Any]) -> str:
 def _guarded_text(detail: Mapping[str, Any]) -> str:
     """Where ``duels`` withdrew its model's answer (its ``guard_z`` option: the
     held-out duels measured it at or below the baseline, that many sd below the
-    model): what they measured, and what may find more; empty where it did not."""
+    model; with ``basis = "record"``, its ``guard_record`` option: none had measured
+    it, and the latest held-out duels measured the answers they played so, below
+    what the model predicted for them): what they measured, and what may find more;
+    empty where it did not."""
     g = detail.get(GUARDED)
     if not isinstance(g, Mapping):
         return ""
@@ -179,14 +182,15 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
     if g.get("basis") == RECORD:  # none near the answer: the model's record (guard_record)
         try:
             predicted, duels = float(g["record_model_gain"]), int(g["measured_duels"])
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             return ""
+        latest = ("the latest held-out duel measured the answer it played" if duels == 1 else
+                  f"the latest {duels} held-out duels measured the answers they played")
         said = (f"no held-out duel has measured the model's answer ({model + 0.0:+.1f} Elo "
-                f"predicted), and the latest {duels} measured the answers they played at "
-                f"{measured + 0.0:+.1f} Elo [{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the "
-                f"model predicted {predicted + 0.0:+.1f} ({apart:.1f} sd apart): no gain "
-                f"over the baseline is shown, so the study answers the baseline (guard_z, "
-                f"guard_record)")
+                f"predicted), and {latest} at {measured + 0.0:+.1f} Elo "
+                f"[{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicted "
+                f"{predicted + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline "
+                f"is shown, so the study answers the baseline (guard_z, guard_record)")
     else:
         said = (f"the held-out duels measure the model's answer at {measured + 0.0:+.1f} "
                 f"Elo [{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicts "
