@@ -3,6 +3,7 @@ pair cap: each checked against an independent computation or by simulation."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -97,7 +98,9 @@ def _at_t_value(base: np.ndarray, t: float) -> np.ndarray:
 def _verdicts(sprt: Sprt, probs: np.ndarray, runs: int, rng: np.random.Generator,
               every: int = 1) -> list[str]:
     """Simulated tests, pairs drawn from ``probs``, the LLR looked at every ``every``
-    pairs: their verdicts."""
+    pairs: their verdicts. (The LLR depends on the counts alone, and the simulated
+    tests pass through many of the same counts: each is computed once.)"""
+    llr = functools.cache(sprt.llr)
     out = []
     for _ in range(runs):
         counts = [0] * 5
@@ -105,7 +108,7 @@ def _verdicts(sprt: Sprt, probs: np.ndarray, runs: int, rng: np.random.Generator
         while verdict is None:
             for k in rng.choice(5, size=every, p=probs):
                 counts[k] += 1
-            verdict = sprt.verdict(sprt.llr(counts))
+            verdict = sprt.verdict(llr(tuple(counts)))
         out.append(verdict)
     return out
 
