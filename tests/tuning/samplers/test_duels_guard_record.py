@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import runpy
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import optuna
@@ -40,6 +39,14 @@ def held_out(number: int, pair_scores: list[float], model_gain: float | None = 1
         user_attrs={"score": score, "games": games, "pair_scores": pair_scores})
     t.number = number
     return t, np.full(2, answer)
+
+
+def sampler(options: dict[str, float], duels: list[tuple[optuna.trial.FrozenTrial, np.ndarray]]
+            ) -> DuelsSampler:
+    """A DuelsSampler holding only what its guards read."""
+    me = DuelsSampler.__new__(DuelsSampler)
+    me.options, me.held_out = options, duels
+    return me
 
 
 LOSING = [0.0, 0.5, 0.5, 0.0, 0.5, 0.5, 0.0, 0.5] * 4  # 32 pairs scoring 0.3125
@@ -84,23 +91,15 @@ def test_the_record_pools_the_latest_share_by_trial_number() -> None:
 ])
 def test_the_record_withdraws_an_unmeasured_answer_only_where_it_shows_no_gain(
         scores: list[float], predicted: float, bar: float, share: float, fires: bool) -> None:
-    me = SimpleNamespace(held_out=[held_out(n, scores, predicted, 5.0) for n in (10, 20)],
-                         options={"guard_z": bar, "guard_record": share})
-    got = DuelsSampler.guard_on_record(me, {"x1": 3.0}, 80.0, 6.0)  # type: ignore[arg-type]
+    me = sampler({"guard_z": bar, "guard_record": share},
+                 [held_out(n, scores, predicted, 5.0) for n in (10, 20)])
+    got = me.guard_on_record({"x1": 3.0}, 80.0, 6.0)
     assert (got is not None) == fires
     if got is not None:
         assert got["basis"] == RECORD and got["params"] == {"x1": 3.0}
         assert got["model_gain"] == 80.0 and got["record_model_gain"] == predicted
         assert got["measured_gain"] <= 0.0 and got["apart"] <= -bar
         assert got["measured_duels"] == 1 and got["measured_games"] == 64
-
-
-def sampler(options: dict[str, float], duels: list[tuple[optuna.trial.FrozenTrial, np.ndarray]]
-            ) -> DuelsSampler:
-    """A DuelsSampler holding only what its guards read."""
-    me = DuelsSampler.__new__(DuelsSampler)
-    me.options, me.held_out = options, duels
-    return me
 
 
 def test_a_measured_answer_is_judged_on_its_measurement_however_thin() -> None:
@@ -120,9 +119,9 @@ def test_a_measured_answer_is_judged_on_its_measurement_however_thin() -> None:
 
 
 def test_the_sentence_says_the_answer_was_not_measured_and_what_the_record_shows() -> None:
-    me = SimpleNamespace(held_out=[held_out(n, LOSING) for n in (10, 20, 30, 40)],
-                         options={"guard_z": 3.0, "guard_record": 0.5})
-    withdrawn = DuelsSampler.guard_on_record(me, {"x1": 3.0}, 80.0, 6.0)  # type: ignore[arg-type]
+    me = sampler({"guard_z": 3.0, "guard_record": 0.5},
+                 [held_out(n, LOSING) for n in (10, 20, 30, 40)])
+    withdrawn = me.guard_on_record({"x1": 3.0}, 80.0, 6.0)
     assert withdrawn is not None
     text = fit_text({"is_baseline": True, "model_gain": 0.0, "model_gain_sd": 0.0,
                      GUARDED: withdrawn})

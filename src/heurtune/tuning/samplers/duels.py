@@ -236,7 +236,7 @@ def record_gain(held_out: Sequence[tuple[FrozenTrial, np.ndarray]],
     The model's latest record is the evidence left there; the latest share, not all,
     so that a model that fits once its early duels are outweighed is judged on its
     recent answers."""
-    if share <= 0.0 or not held_out:
+    if share <= 0.0:
         return None
     # (a duel whose answer, rounded as played, was the baseline itself measured nothing)
     latest = sorted((t for t, answer in held_out if answer.any()), key=lambda t: t.number)
@@ -705,9 +705,7 @@ class DuelsSampler(DuelSampler):
         apart = m.apart(mean, sd)
         if not shows_no_gain(m, apart, self.options["guard_z"]):
             return None
-        return {"params": params, "model_gain": mean, "model_gain_sd": sd,
-                "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
-                "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
+        return withdrawal(params, mean, sd, m, apart)
 
     def withdrawn(self, params: dict[str, Any], mean: float, sd: float,
                   m: MeasuredGain | None) -> dict[str, Any] | None:
@@ -736,12 +734,19 @@ class DuelsSampler(DuelSampler):
         apart = record.apart()
         if not shows_no_gain(record.measured, apart, self.options["guard_z"]):
             return None
-        m = record.measured
-        return {"params": params, "model_gain": mean, "model_gain_sd": sd,
-                "basis": RECORD, "record_model_gain": record.model_gain,
-                "record_model_gain_sd": record.model_gain_sd,
-                "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
-                "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
+        return withdrawal(params, mean, sd, record.measured, apart, basis=RECORD,
+                          record_model_gain=record.model_gain,
+                          record_model_gain_sd=record.model_gain_sd)
+
+
+def withdrawal(params: dict[str, Any], mean: float, sd: float, m: MeasuredGain,
+               apart: float | None, **more: Any) -> dict[str, Any]:
+    """A withdrawn answer's record (an answer's ``guarded`` detail): its parameters,
+    its model-based gain (``mean``, ``sd``), the measurement ``m`` that withdrew it,
+    how many sd apart the two lay, and ``more``."""
+    return {"params": params, "model_gain": mean, "model_gain_sd": sd, **more,
+            "measured_gain": m.elo, "measured_gain_ci": [m.low, m.high],
+            "measured_duels": m.duels, "measured_games": m.games, "apart": apart}
 
 
 def make(spec: SamplerSpec, seed: int, context: SamplerContext) -> DuelsSampler:
