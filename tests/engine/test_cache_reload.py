@@ -3,7 +3,9 @@
 numba's cache crashes (segfault) when it reloads a recursive function compiled
 with more than one signature (numba #6713); the search and some heuristics are
 recursive. Two fresh processes play each heuristic's search: the first
-compiles (or loads) it, the second must load it from the cache and agree.
+compiles (or loads) it, the second must load it from the cache and agree. In
+the full suite it runs last, so the first mostly loads what the other tests
+compiled; the second loads all of it either way, which is what is tested.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ def _run() -> dict[str, list[int]]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s from a cold cache (a quick run: pytest -m 'not slow')
+@pytest.mark.last  # run last, it loads what the other tests compiled (tests/conftest.py)
 def test_every_heuristic_reloads_from_the_cache() -> None:
     first = _run()
     second = _run()  # everything now comes from the cache
