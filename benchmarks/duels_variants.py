@@ -209,6 +209,16 @@ Variants (each changes one thing):
     bold where the landscape is one symmetric bowl (``far``), cautious where it is
     steeper on one side (``skewed``), if the duels can tell the two apart (they cannot:
     docs/results/optimisers.md, "Can the duels tell `far` from `skewed`?").
+``narrow-below-3``
+    ``current`` that also narrows where the held-out duels measure the answer at or
+    below the baseline and 3 sd or more below the model (the sampler's
+    ``narrow_below = 3``).
+``narrow-below-3-forget``
+    ``narrow-below-3`` that, on that signal only, refits the model on the duels whose
+    points all lie within the narrowed radius of the centre, which stays put until the
+    model holds as many duels as coefficients again: the cliff's duels forgotten
+    (docs/results/optimisers.md, "Forgetting the duels that span a cliff": it gains
+    nothing).
 """
 
 from __future__ import annotations
@@ -762,6 +772,13 @@ class Variant:
     # the bar at the first held-out slot, rising by one sd per tenfold slots up to
     # ``narrow_z`` (the sampler's ``narrow_from``, ``duels.narrow_bar``; 0: flat)
     narrow_from: float = NARROW_FROM
+    # also narrow where the held-out duels measure the answer at or below the baseline
+    # and this many sd below the model's gain (the sampler's ``narrow_below``; 0: off)
+    narrow_below: float = 0.0
+    # on narrowing on the guard's signal (``narrow_below``), the model forgets every duel with a point farther than this many
+    # (narrowed) radii from the duels' centre in some parameter, and the centre stays
+    # where it was until the model holds ``n_features`` duels again (0: keep them all)
+    forget: float = 0.0
 
 
 VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
@@ -849,7 +866,9 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "hinge-inner-keep-0.75": Variant(model=partial(HingeModel, inner_only=True),
                                              answer=kept_answer(0.75)),
             "asym-keep-0.75-z2": Variant(model=ShadowHingeModel,
-                                         answer=asymmetry_gated_answer(0.75, 2.0))}
+                                         answer=asymmetry_gated_answer(0.75, 2.0)),
+            "narrow-below-3": Variant(narrow_below=3.0),
+            "narrow-below-3-forget": Variant(narrow_below=3.0, forget=1.0)}
 
 
 # -- one run -------------------------------------------------------------------
@@ -932,17 +951,20 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         nonlocal centre, fitted_at
         for obs in pending:
             model.add(obs)
+            stored.append(obs)
         new = bool(pending)
         pending.clear()
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
             edge = duels.edge_prior_in_effect(
                 {"edge_prior": variant.edge_prior, "edge_prior_after": variant.edge_prior_after,
                  "edge_prior_slope_z": variant.edge_prior_slope_z or 0.0}, case.dim)
-            centre = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * radius,
-                                        edge.widen, variant.edge_prior_margin,
-                                        variant.edge_prior_gain_z, variant.edge_prior_curved_z,
-                                        math.ceil(edge.after * n_features(case.dim)),
-                                        edge.slope_z or None)
+            top = duels.fit_at_edges(model, low, high, centre, duels.EDGE_ROOM * radius,
+                                     edge.widen, variant.edge_prior_margin,
+                                     variant.edge_prior_gain_z, variant.edge_prior_curved_z,
+                                     math.ceil(edge.after * n_features(case.dim)),
+                                     edge.slope_z or None)
+            if model.observations >= hold_until:
+                centre = top
             fitted_at = model.observations
 
     def answer() -> np.ndarray:
@@ -951,6 +973,20 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
     radius = variant.radius
     measured: list[tuple[np.ndarray, list[float]]] = []  # held-out duels: answer, pairs
     narrowed_at: int | None = None
+    stored: list[Observation] = []  # every fitted duel (``forget``)
+    hold_until = 0  # after forgetting: the centre stays until the model holds this many
+
+    def forget_far() -> None:
+        """``forget``: refit on the duels near the centre only (see the field)."""
+        nonlocal hold_until
+        reach = variant.forget * radius
+        model.clear()
+        for obs in stored:
+            if obs.minus is not None and max(np.abs(obs.plus - centre).max(),
+                                             np.abs(obs.minus - centre).max()) <= reach + 1e-12:
+                model.add(obs)
+        model.fit()
+        hold_until = model.observations + n_features(case.dim)
 
     def measure(point: np.ndarray, own: np.random.Generator | None) -> None:
         """Narrow the radius where the held-out duels played so far near ``point``
@@ -967,8 +1003,12 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
                                     "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
             bar = duels.narrow_bar({"narrow_z": variant.narrow_z,
                                     "narrow_from": variant.narrow_from}, len(measured) + 1)
-            if z is not None and z >= bar:
+            below = (variant.narrow_below and z is not None and stats_elo(score, n) <= 0.0
+                     and z <= -variant.narrow_below)
+            if z is not None and (z >= bar or below):
                 radius, narrowed_at = variant.radius * variant.narrow, games
+                if variant.forget and below:  # the guard's signal only
+                    forget_far()
         baseline = np.zeros(case.dim)
         pairs = game_scores(held_draws if own is None else own,
                             np.full((PAIRS, 2), elo(point) - elo(baseline)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import runpy
 import subprocess
 import sys
 
@@ -728,3 +729,28 @@ def test_a_shadow_hinge_sees_a_one_sided_curvature_and_gates_the_kept_answer() -
     gated_high = m.asymmetry_gated_answer(0.75, np.inf)(model, low, high, top)
     assert np.array_equal(gated_low, m.current_answer(model, low, high, top))
     assert np.array_equal(gated_high, m.kept_answer(0.75)(model, low, high, top))
+
+
+def test_narrowing_on_the_guards_signal_and_forgetting_the_duels_that_span_it() -> None:
+    """``narrow-below-3`` narrows a ``cliff`` study where the held-out duels measure the
+    answer below the baseline and the model (seed 0, at 3,488 games), as the sampler's
+    ``narrow_below`` does; ``-forget`` then refits on the duels within the narrowed
+    radius of the centre only, so its model holds fewer duels than the one that keeps
+    them all, while before the narrowing the two are the same run."""
+    m = _module()
+    runpy.run_path(str(ROOT / "benchmarks" / "cases" / "real_shapes.py"))
+    from heurtune.engine.heuristics.oracle import CASES
+    case = CASES["cliff"]
+    held: dict[str, dict[int, int]] = {}
+    for name in ("current", "narrow-below-3", "narrow-below-3-forget"):
+        counts: dict[int, int] = {}
+
+        def read(games, model, low, high, centre, counts=counts) -> None:
+            counts[games] = model.observations
+        *_, path = m.run(case, m.VARIANTS[name], 0, 5657, aligned=True, on_checkpoint=read)
+        held[name] = counts
+        assert (path["narrowed_at"] is None) == (name == "current")
+    before = [g for g in held["current"] if g < 3488]
+    assert before and all(held["narrow-below-3-forget"][g] == held["narrow-below-3"][g]
+                          for g in before)
+    assert held["narrow-below-3-forget"][4000] < held["narrow-below-3"][4000] / 2
