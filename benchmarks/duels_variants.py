@@ -775,9 +775,10 @@ class Variant:
     # also narrow where the held-out duels measure the answer at or below the baseline
     # and this many sd below the model's gain (the sampler's ``narrow_below``; 0: off)
     narrow_below: float = 0.0
-    # on narrowing on the guard's signal (``narrow_below``), the model forgets every duel with a point farther than this many
-    # (narrowed) radii from the duels' centre in some parameter, and the centre stays
-    # where it was until the model holds ``n_features`` duels again (0: keep them all)
+    # on narrowing on the guard's signal (``narrow_below``), the model forgets every
+    # duel with a point farther than this many (narrowed) radii from the duels' centre
+    # in some parameter, and the centre stays where it was until the model holds
+    # ``n_features`` more duels (0: keep them all)
     forget: float = 0.0
 
 
