@@ -216,7 +216,7 @@ Variants (each changes one thing):
 ``narrow-below-3-forget``
     ``narrow-below-3`` that, on that signal only, refits the model on the duels whose
     points all lie within the narrowed radius of the centre, which stays put until the
-    model holds as many duels as coefficients again: the cliff's duels forgotten
+    model holds as many more duels as it has coefficients: the cliff's duels forgotten
     (docs/results/optimisers.md, "Forgetting the duels that span a cliff": it gains
     nothing).
 """
