@@ -168,8 +168,11 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
     held-out duels measured it at or below the baseline, that many sd below the
     model; with ``basis = "record"``, its ``guard_record`` option: none had measured
     it, and the latest held-out duels measured the answers they played so, below
-    what the model predicted for them): what they measured, and what may find more;
-    empty where it did not."""
+    what the model predicted for them): what they measured, and what may find more (a
+    broad search or narrower ranges where good values lie in a narrow band, as on
+    ``isolation-eight``; narrower duels beside a cliff, as on the Morris fine boxes:
+    docs/results/optimisers.md, "Narrower duels on the second Morris fine box"); empty
+    where it did not."""
     g = detail.get(GUARDED)
     if not isinstance(g, Mapping):
         return ""
@@ -196,10 +199,11 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
                 f"Elo [{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicts "
                 f"{model + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline is "
                 f"shown, so the study answers the baseline (guard_z)")
-    return (f"{said}; the model does not fit "
-            f"this box (a weight whose good values lie in a narrow band around its default, "
-            f"which duels half a range wide step over), so a broad search (search = "
-            f"\"broad\") or narrower ranges around the defaults may find more")
+    return (f"{said}; the model does not fit this box between its duels and the baseline: "
+            f"where a weight's good values lie in a narrow band around its default, which "
+            f"duels half a range wide step over, a broad search (search = \"broad\") or "
+            f"narrower ranges around the defaults may find more; where a weight falls off "
+            f"steeply beside a good baseline, narrower duels (radius = 0.5) may find more")
 
 
 def _narrowed_text(detail: Mapping[str, Any]) -> str:
