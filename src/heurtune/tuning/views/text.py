@@ -36,6 +36,11 @@ from heurtune.tuning.study import (
 )
 from heurtune.tuning.study.environment import LIBRARIES
 
+# the radius the guard's sentence names for a cliff beside a good baseline: on both real
+# Morris fine boxes it confirmed about 3 Elo over the default radius of 1, level with
+# SPSA (docs/results/optimisers.md, "Narrower duels on the second Morris fine box")
+NARROWER_RADIUS = 0.5
+
 
 def params_text(params: Mapping[str, Any]) -> str:
     """Parameters as ``name=value`` (floats to 3 significant digits)."""
@@ -199,11 +204,15 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
                 f"Elo [{low + 0.0:+.1f}, {high + 0.0:+.1f}] where the model predicts "
                 f"{model + 0.0:+.1f} ({apart:.1f} sd apart): no gain over the baseline is "
                 f"shown, so the study answers the baseline (guard_z)")
-    return (f"{said}; the model does not fit this box between its duels and the baseline: "
+    text = (f"{said}; the model does not fit this box between its duels and the baseline: "
             f"where a weight's good values lie in a narrow band around its default, which "
             f"duels half a range wide step over, a broad search (search = \"broad\") or "
-            f"narrower ranges around the defaults may find more; where a weight falls off "
-            f"steeply beside a good baseline, narrower duels (radius = 0.5) may find more")
+            f"narrower ranges around the defaults may find more")
+    radius = detail.get("radius")
+    if isinstance(radius, (int, float)) and radius > NARROWER_RADIUS:  # not narrow already
+        text += (f"; where a weight falls off steeply beside a good baseline, narrower duels "
+                 f"(radius = {NARROWER_RADIUS:g}) may find more")
+    return text
 
 
 def _narrowed_text(detail: Mapping[str, Any]) -> str:
