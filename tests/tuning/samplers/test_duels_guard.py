@@ -74,6 +74,8 @@ def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
     # where the duels are that narrow already, the sentence does not advise it
     narrow = fit_text({**on.detail, "radius": 0.5})
     assert narrow.endswith("narrower ranges around the defaults may find more")
+    unrecorded = fit_text({k: v for k, v in on.detail.items() if k != "radius"})
+    assert unrecorded.endswith("narrower duels (radius = 0.5) may find more")
     # the withdrawn model's slope at a bound is no advice either
     assert bounds_text({**on.detail, "beyond_bounds": {"x1": "upper"}}) == ""
     assert bounds_text({**off.detail, "beyond_bounds": {"x1": "upper"}}) != ""

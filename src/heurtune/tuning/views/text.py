@@ -208,8 +208,8 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
             f"where a weight's good values lie in a narrow band around its default, which "
             f"duels half a range wide step over, a broad search (search = \"broad\") or "
             f"narrower ranges around the defaults may find more")
-    radius = detail.get("radius")
-    if isinstance(radius, (int, float)) and radius > NARROWER_RADIUS:  # not narrow already
+    radius = detail.get("radius")  # the duels' radius now (missing: not recorded)
+    if not (isinstance(radius, (int, float)) and radius <= NARROWER_RADIUS):
         text += (f"; where a weight falls off steeply beside a good baseline, narrower duels "
                  f"(radius = {NARROWER_RADIUS:g}) may find more")
     return text
