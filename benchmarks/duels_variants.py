@@ -994,18 +994,17 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         measure its gain ``narrow_z`` sd above the model's (as ``duels.narrow``),
         then play the held-out duel of ``point`` (its own games, never fitted)."""
         nonlocal radius, narrowed_at
-        near = [s for p, ps in measured if np.abs(p - point).max() <= duels.NEAR for s in ps]
-        if narrowed_at is None and near:
-            score, lo, hi = score_interval(near)
-            n = 2 * len(near)
-            mean, sd = model.gain(point)
-            z = duels.disagreement({"model_gain": mean, "model_gain_sd": sd,
-                                    "measured_gain": stats_elo(score, n),
-                                    "measured_gain_ci": [stats_elo(lo, n), stats_elo(hi, n)]})
+        near = [ps for p, ps in measured if np.abs(p - point).max() <= duels.NEAR]
+        pooled = [s for ps in near for s in ps]
+        if narrowed_at is None and pooled:
+            score, lo, hi = score_interval(pooled)
+            n = 2 * len(pooled)
+            m = duels.MeasuredGain(stats_elo(score, n), stats_elo(lo, n), stats_elo(hi, n),
+                                   len(near), n)
+            z = m.apart(*model.gain(point))
             bar = duels.narrow_bar({"narrow_z": variant.narrow_z,
                                     "narrow_from": variant.narrow_from}, len(measured) + 1)
-            below = (variant.narrow_below and z is not None and stats_elo(score, n) <= 0.0
-                     and z <= -variant.narrow_below)
+            below = duels.shows_no_gain(m, z, variant.narrow_below)  # the guard's test
             if z is not None and (z >= bar or below):
                 radius, narrowed_at = variant.radius * variant.narrow, games
                 if variant.forget and below:  # the guard's signal only
