@@ -55,7 +55,9 @@ one panel: the default answer's confirmed Elo gain against games spent, log x,
 a line through each sampler's median over the seeds, every seed a faint point,
 a zero line) and a table on stderr. ``--plot-from A.json,B.json`` merges the records
 of several ``--out`` files (e.g. runs of different samplers made at different
-times) for the table and the plot, without running anything. ``--paired BASE,OTHER``
+times) for the table and the plot, without running anything; ``--rename OLD=NEW,...``
+shows samplers of those records under other names (two runs of one sampler from
+different days side by side). ``--paired BASE,OTHER``
 (two samplers of the records) prints OTHER's confirmed Elo minus BASE's, the default
 answers matched on game, seed and budget, with its standard error, the paired t test's
 p and both means per game and budget, as one JSON line.
@@ -612,6 +614,27 @@ def merge(paths: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def renamed(data: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """``data`` with its samplers renamed (``names``: old to new) in the records and runs:
+    two runs of one sampler from different days shown side by side, or a configuration's
+    name shown as what it now is. Raises ValueError for a name no record holds, or a new
+    name another sampler of the records already has."""
+    held = {r["sampler"] for r in data["records"]}
+    for old, new in names.items():
+        if old not in held:
+            raise ValueError(f"--rename {old}={new}: no record of a sampler {old!r} "
+                             f"(the records hold {sorted(held)})")
+        if new in held - set(names):
+            raise ValueError(f"--rename {old}={new}: the records already hold a sampler "
+                             f"{new!r}")
+    out = dict(data)
+    out["records"] = [{**r, "sampler": names.get(r["sampler"], r["sampler"])}
+                      for r in data["records"]]
+    out["runs"] = [{**r, "sampler": names.get(r["sampler"], r["sampler"])}
+                   for r in data["runs"]]
+    return out
+
+
 def paired_samplers(data: Mapping[str, Any], base: str, other: str) -> dict[str, Any]:
     """``other``'s confirmed Elo minus ``base``'s, default answers matched on setup,
     seed and budget: the mean difference with its standard error, the paired t test's
@@ -751,12 +774,22 @@ def main() -> int:
                     help="two samplers of the records: OTHER's confirmed Elo minus BASE's, "
                          "matched on game, seed and budget, with its se and the paired t "
                          "test's p (printed as JSON)")
+    ap.add_argument("--rename", default="", metavar="OLD=NEW,...",
+                    help="with --plot-from: show these samplers under other names (in the "
+                         "table, the plot, --paired and --out)")
     args = ap.parse_args()
     paired = [s for s in args.paired.split(",") if s]
     if args.paired and len(paired) != 2:
         ap.error("--paired takes two sampler names, BASE,OTHER")
+    names = dict(item.split("=", 1) for item in args.rename.split(",") if "=" in item)
+    if args.rename and (not args.plot_from or len(names) != len(args.rename.split(","))):
+        ap.error("--rename takes OLD=NEW pairs, with --plot-from")
     if args.plot_from:
         data = merge(args.plot_from.split(","))
+        try:
+            data = renamed(data, names)
+        except ValueError as e:
+            ap.error(str(e))
         if args.out:
             Path(args.out).write_text(json.dumps(data, indent=1))
     else:

@@ -118,6 +118,31 @@ def test_paired_samplers_match_on_game_seed_and_budget(tmp_path: Path) -> None:
         assert "--paired" in proc.stderr.splitlines()[-1]
 
 
+def test_rename_shows_a_sampler_under_another_name(tmp_path: Path) -> None:
+    script = ROOT / "benchmarks" / "real_optimisers.py"
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for f, sampler, elo in ((old, "duels", 50.0), (new, "duels-record", 60.0)):
+        f.write_text(json.dumps({"setups": {}, "baseline_confirmed": {},
+                                 "runs": [{"sampler": sampler}],
+                                 "records": [_record("isolation", sampler, 0, 8000, elo)]}))
+    merged = tmp_path / "m.json"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--plot-from", f"{old},{new}", "--rename",
+         "duels=duels (older),duels-record=duels", "--paired", "duels (older),duels",
+         "--out", str(merged)], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["mean"] == 10.0  # the renamed pair: today's minus older
+    data = json.loads(merged.read_text())
+    assert sorted(r["sampler"] for r in data["records"]) == ["duels", "duels (older)"]
+    assert sorted(r["sampler"] for r in data["runs"]) == ["duels", "duels (older)"]
+    for bad in ("nope=x", "duels", "duels=duels-record"):  # unknown, no NEW, a name taken
+        proc = subprocess.run([sys.executable, str(script), "--plot-from", f"{old},{new}",
+                               "--rename", bad], capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert "--rename" in proc.stderr.splitlines()[-1]
+
+
 @pytest.mark.parametrize(("option", "value", "named"), [
     ("--games", "isolation,nope", "'nope'"), ("--samplers", "duels,nope", "'nope'"),
     ("--budgets", "8000,lots", "--budgets"), ("--budgets", "0", "at least 1 game")])
