@@ -568,7 +568,9 @@ def summarise(case: str, cfg: Config, both: list[Run], seconds: float) -> dict[s
         big = float("inf")
         return (a["games_to_1_elo"] or big, a["games_to_half_elo"] or big, a["median"][-1])
 
-    best = min(answers, key=rank)
+    # the best of the answers a study offers: duels' answer before its guard is a
+    # diagnostic, no study's answer, and the figures (--ratio, --paired) are the guarded one's
+    best = min((n for n in answers if not n.endswith(UNGUARDED)), key=rank)
     return {"sampler": cfg.sampler, "options": cfg.options,
             "sampler_options": cfg.sampler_options(),
             "pairs_per_trial": cfg.pairs,

@@ -278,3 +278,20 @@ def test_the_seeds_that_narrowed_are_recorded_and_printed(tmp_path) -> None:
                cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "narrowed in 1 of 1 seeds" in out.stderr
+
+
+def test_the_answer_before_the_guard_is_never_the_runs_answer() -> None:
+    """``duels-unguarded`` (duels' answer before its guard withdrew it, recorded beside
+    it) is a diagnostic: a run's answer, which --ratio and --paired compare, is one a
+    study offers, even where the unguarded one crossed 1 Elo sooner."""
+    m = _module()
+    marks = m.checkpoints(2000)
+    guarded = [3.0] * (len(marks) - 1) + [0.9]
+    unguarded = [3.0] * (len(marks) - 2) + [0.9, 0.9]  # reaches 1 Elo a checkpoint sooner
+    run = ({"duels": guarded, "duels" + m.UNGUARDED: unguarded}, {})
+    cfg = next(c for c in m.CONFIGS if c.name == "duels")
+    r = m.summarise("fishtest", m.replace(cfg, budget=2000), [run], 1.0)
+    assert r["answers"]["duels" + m.UNGUARDED]["games_to_1_elo"] < \
+        r["answers"]["duels"]["games_to_1_elo"]
+    assert r["answer"] == "duels"
+    assert r["games_to_1_elo"] == r["answers"]["duels"]["games_to_1_elo"]
