@@ -20,6 +20,7 @@ from heurtune.tuning.planning import (
     DEFAULT_ELO,
     DEFAULT_INERT_ELO,
     DEFAULT_POINTS,
+    DEFAULT_STEEP_ELO,
     SCREEN_PAIRS,
 )
 from heurtune.tuning.studyfile import StudyFile
@@ -208,6 +209,10 @@ class Screen(Command):
         s.add_argument("--inert-elo", type=float, default=DEFAULT_INERT_ELO,
                        help=f"inert: no point significant and a spread below this "
                             f"(default {DEFAULT_INERT_ELO:g})")
+        s.add_argument("--steep-elo", type=float, default=DEFAULT_STEEP_ELO,
+                       help=f"lopsided: one side of the baseline's value falls at least this "
+                            f"far, surely, and the other less than a third of it "
+                            f"(default {DEFAULT_STEEP_ELO:g})")
         _fresh_openings_options(s)
         s.add_argument("--png", default=None, metavar="FILE",
                        help="also draw one panel per parameter")
@@ -235,7 +240,8 @@ class Screen(Command):
 
         try:
             result = screen(sf, pairs=pairs, points=args.points, names=args.param or (),
-                            inert_elo=args.inert_elo, seed=args.seed,
+                            inert_elo=args.inert_elo, steep_elo=args.steep_elo,
+                            seed=args.seed,
                             opening_plies=args.opening_plies, study_openings=args.study_openings,
                             jobs=args.jobs, on_pair=lambda _p: bar.update(1),
                             on_param=None if args.json else show)
@@ -248,6 +254,8 @@ class Screen(Command):
         else:
             print(result.summary() + f" (inert: spread below {result.inert_elo:g} Elo and no "
                   "point differs from the baseline at 95%)")
+            if result.advice():
+                print(result.advice())
             if args.png:
                 print(f"wrote {args.png}")
         return 0

@@ -92,6 +92,8 @@ def test_verdicts_with_scores_we_control(tmp_path) -> None:
     assert {n: p.verdict for n, p in by_name.items()} == {
         "stones": "unclear", "stash": "inert", "mills": "active", "possible_mills": "active"}
     assert result.summary() == "active: mills, possible_mills; unclear: stones; inert: stash"
+    # mills is steep, but a slope (it wins above what it loses below): not lopsided
+    assert all(p.lopsided is None for p in result.params) and result.advice() == ""
     # one match per point but the baseline's; each against the baseline, on one set of
     # openings, the point's parameter alone changed
     base = dict(runner.calls[0][0].b.params)
@@ -132,6 +134,61 @@ def test_verdicts_with_scores_we_control(tmp_path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def cliff(params: dict[str, Any]) -> list[float]:
+    """mills: every pair lost below the default 4, even above (a cliff on the low
+    side); stones: every pair lost at 0, but its high side has no point as far out;
+    possible_mills, in [0, 4] about 2: a bowl, losing twice as much at 0 as at 3
+    (half as far out: a quadratic's quarter)."""
+    even = [0.25, 0.75, 0.5, 0.5] * (PAIRS // 4)
+    if params["mills"] != 4.0:
+        return [0.0] * PAIRS if params["mills"] < 4.0 else even
+    if params["stones"] == 0.0:
+        return [0.0] * PAIRS
+    if params["possible_mills"] == 0.0:
+        return [0.25] * PAIRS  # -191 Elo, 2 from the baseline
+    if params["possible_mills"] == 3.0:
+        return [0.25] * 4 + [0.5] * (PAIRS - 4)  # -35 Elo, 1 from it: the same bowl, scaled
+    return even
+
+
+def test_a_lopsided_parameter_and_what_it_means_for_duels(tmp_path) -> None:
+    (tmp_path / "m.toml").write_text(MORRIS + "[params]\npossible_mills = { low = 0.0, high = 4.0 }\n")
+    sf = load_study_file(tmp_path / "m.toml")
+    result = screen(sf, pairs=PAIRS, points=5, runner=FakeRunner(cliff))
+    by_name = {p.name: p for p in result.params}
+    mills = by_name["mills"].lopsided  # the points 0 and 7.5, both 3.5 to 4 away
+    assert mills is not None and mills.side == "low"
+    assert (mills.steep.value, mills.other.value) == (0.0, 7.5)
+    assert mills.steep.elo < -100 and mills.other.elo == 0.0
+    # stones' low point lost as much, but its high side has no point as far out
+    assert by_name["stones"].points[0].elo < -100 and by_name["stones"].lopsided is None
+    pm = by_name["possible_mills"]  # a bowl: not lopsided, though 0 loses 5 times as much
+    assert [p.value for p in pm.points] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert pm.points[0].elo < 5 * pm.points[3].elo < 0 and pm.lopsided is None
+    assert by_name["stash"].lopsided is None
+    assert result.summary().endswith("; lopsided: mills")
+    assert result.duels_radius == 1.0  # the study's default sampler: duels at radius 1
+    assert result.advice().startswith("mills falls steeply on one side")
+    assert 'radius = 0.5 under [sampler] or sampler = "spsa"' in result.advice()
+    line = by_name["mills"].lines()[0]
+    assert "; lopsided: Elo -759.1 at 0 on its low side, at worst +0.0 (at 7.5)" in line
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["advice"] == result.advice() and data["steep_elo"] == 30.0
+    assert data["params"][2]["lopsided"] == {"side": "low", "value": 0.0,
+                                             "elo": mills.steep.elo, "other_value": 7.5,
+                                             "other_elo": 0.0}
+    assert data["params"][3]["lopsided"] is None
+    # a steeper bar calls nothing lopsided; narrower duels (or another sampler) need
+    # no advice, though the summary still names the parameter
+    assert "lopsided" not in screen(sf, pairs=PAIRS, points=5, runner=FakeRunner(cliff),
+                                    steep_elo=800.0).summary()
+    for extra in ('[sampler]\nkind = "duels"\nradius = 0.5\n', '[sampler]\nkind = "spsa"\n'):
+        (tmp_path / "n.toml").write_text(MORRIS + extra)
+        other = screen(load_study_file(tmp_path / "n.toml"), pairs=PAIRS, points=5,
+                       runner=FakeRunner(cliff), names=["mills"])
+        assert other.summary().endswith("lopsided: mills") and other.advice() == ""
+
+
 def test_screen_command_on_a_real_tiny_study(tmp_path, capsys) -> None:
     study = tiny_study(tmp_path)
     png = tmp_path / "s.png"
@@ -157,6 +214,7 @@ def test_screen_command_on_a_real_tiny_study(tmp_path, capsys) -> None:
         (["--param", "nope"], "unknown parameter 'nope' (searched: own_start, opp_start)"),
         (["--param", "own_end"], "parameter 'own_end' is fixed by the study"),
         (["--inert-elo", "-1"], "--inert-elo must be at least 0"),
+        (["--steep-elo", "0"], "--steep-elo must be above 0"),
         (["--png", "/etc/hostname/s.png"], "is not a directory"),
         (["--png", "/tmp"], "is a directory"),
         (["--seed", "4294967296"], "seed must be in"),

@@ -24,6 +24,22 @@ their difference is compared opening by opening). The verdict:
 * **unclear**: not active, but the spread is at least ``inert_elo``: the points
   differ by chance or by too little for these pairs; more pairs tell.
 
+A numeric parameter is also **lopsided** where it falls steeply on one side of the
+baseline's value and gently on the other. Both sides are read over the reach they
+share (the nearer bound's distance from the baseline's value, in log for a
+log-scale parameter), from their points between half that reach and all of it: one
+side's worst point lies at least ``steep_elo`` (default :data:`DEFAULT_STEEP_ELO`)
+below the baseline, its interval excluding the baseline's score, while on the other
+side no point loses as much as :data:`LOPSIDED_SHARE` of that, each loss scaled as a
+quadratic's to the same distance (so a bowl around the baseline is not lopsided),
+nor gains as much as :data:`SLOPE_SHARE` of it, scaled as a line's (nor is a slope). Duels half a range wide reach across such a side and
+the quadratic they fit misreads it; where the study tunes with ``duels`` at a wider
+radius, the screen says so and names the narrower radius (the bar's evidence: on the
+two real Morris fine boxes, ``move_blocked`` lost 71 and 53 Elo at its lower end
+against 20 and none at its upper end, and the narrower radius confirmed about 3 Elo
+better there; on the Isolation fine box no weight lost more than 11 at either end;
+docs/results/optimisers.md).
+
 With 95% intervals at every point, a parameter with no effect at all is called
 active now and then (several looks); that errs on the side of keeping it in the
 search. The spread of noisy points exceeds the true one, so "inert" needs
@@ -46,11 +62,16 @@ from heurtune.errors import HeurtuneError
 from heurtune.match import MatchResult, MatchRunner, MatchStats, PairResult, paired_difference
 from heurtune.tomlio import write_atomic
 from heurtune.tuning.planning._common import baseline, draw_openings, play
+from heurtune.tuning.samplers import NARROWER_RADIUS
 from heurtune.tuning.studyfile import StudyFile
 
 SCREEN_PAIRS = 100  # per point
 DEFAULT_POINTS = 5  # per parameter, both bounds included (plus the baseline's value)
 DEFAULT_INERT_ELO = 30.0  # a spread below this (and no point significant): inert
+DEFAULT_STEEP_ELO = 30.0  # lopsided: one side's worst point at least this far below ...
+LOPSIDED_SHARE = 1 / 3  # ... and the other side's, as far out, less than this share of it
+SLOPE_SHARE = 1 / 2  # ... nor gaining this share of it (where it would be a slope)
+SIDES = ("low", "high")
 MIN_POINTS = 2
 MAX_POINTS = 50
 VERDICTS = ("active", "unclear", "inert")
@@ -129,6 +150,26 @@ class Point:
         return out
 
 
+@dataclass(frozen=True)
+class Lopsided:
+    """Where a parameter falls steeply on one side of the baseline's value: ``side``
+    ("low" or "high"), that side's worst point, and the other side's worst point
+    within the reach both sides share."""
+
+    side: str
+    steep: Point
+    other: Point
+
+    def text(self) -> str:
+        return (f"lopsided: Elo {self.steep.elo + 0.0:+.1f} at {value_text(self.steep.value)} "
+                f"on its {self.side} side, at worst {self.other.elo + 0.0:+.1f} (at "
+                f"{value_text(self.other.value)}) as far out on the other")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"side": self.side, "value": self.steep.value, "elo": self.steep.elo,
+                "other_value": self.other.value, "other_elo": self.other.elo}
+
+
 @dataclass
 class ParamScreen:
     """A parameter's points and what they say."""
@@ -138,6 +179,7 @@ class ParamScreen:
     log: bool
     points: list[Point]
     inert_elo: float
+    steep_elo: float = DEFAULT_STEEP_ELO
 
     @property
     def best(self) -> Point:
@@ -176,20 +218,70 @@ class ParamScreen:
             return "active"
         return "inert" if self.spread < self.inert_elo else "unclear"
 
+    @property
+    def lopsided(self) -> Lopsided | None:
+        """Where it falls steeply on one side of the baseline's value and gently on
+        the other (see the module docstring); None for a categorical parameter, a
+        baseline at a bound, a side with no point as far out as half the shared
+        reach, or a profile that is not lopsided."""
+        base = next((p for p in self.points if p.baseline), None)
+        if self.kind == "categorical" or base is None:
+            return None
+        b = float(base.value)
+
+        def distance(p: Point) -> float:
+            x = float(p.value)
+            return abs(math.log(x / b)) if self.log else abs(x - b)
+
+        sides = {"low": [p for p in self.points if float(p.value) < b],
+                 "high": [p for p in self.points if float(p.value) > b]}
+        if not sides["low"] or not sides["high"]:
+            return None
+        reach = min(max(distance(p) for p in side) for side in sides.values())
+
+        def scaled(p: Point) -> float:  # its loss as a quadratic would have it at the reach
+            return -p.elo * (reach / distance(p)) ** 2
+
+        def sloped(p: Point) -> float:  # its loss as a line would have it at the reach
+            return -p.elo * reach / distance(p)
+
+        # compared over like distances: a side's points within the reach, and at least
+        # half of it out (a quadratic scales a near point's noise up too far)
+        far = {k: [p for p in side if reach / 2 <= distance(p) <= reach * (1 + 1e-9)]
+               for k, side in sides.items()}
+        for side, other in (SIDES, SIDES[::-1]):
+            if not far[side] or not far[other]:
+                continue
+            steep = min(far[side], key=lambda p: p.elo)
+            sure = steep.stats is not None and steep.stats.score_ci[1] < 0.5
+            if not (sure and steep.elo <= -self.steep_elo):
+                continue
+            # not a bowl (the other side loses as much, as a quadratic scales it) and
+            # not a slope (the other side gains as much, as a line scales it)
+            bowl = max(scaled(p) for p in far[other]) >= LOPSIDED_SHARE * scaled(steep)
+            slope = max(-sloped(p) for p in far[other]) >= SLOPE_SHARE * sloped(steep)
+            if not bowl and not slope:
+                return Lopsided(side, steep, min(far[other], key=lambda p: p.elo))
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         diff, lo, hi = self.difference
+        lopsided = self.lopsided
         return {"name": self.name, "kind": self.kind, "log": self.log,
                 "verdict": self.verdict, "spread_elo": self.spread,
                 "best": self.best.value, "worst": self.worst.value,
                 "difference": diff, "difference_ci": [lo, hi],
+                "lopsided": None if lopsided is None else lopsided.to_dict(),
                 "points": [p.to_dict() for p in self.points]}
 
     def lines(self) -> list[str]:
         """The parameter's block of the table."""
+        lopsided = self.lopsided
         out = [f"{self.name}: {self.verdict}, spread {self.spread:.1f} Elo; best "
                f"{value_text(self.best.value)} - worst {value_text(self.worst.value)}: "
                f"{self.difference[0]:+.3f} [{self.difference[1]:+.3f}, "
-               f"{self.difference[2]:+.3f}]"]
+               f"{self.difference[2]:+.3f}]" + ("" if lopsided is None else
+                                                f"; {lopsided.text()}")]
         for p in self.points:
             if p.stats is None:
                 out.append(f"  {value_text(p.value):>10}  baseline: Elo 0 by definition, "
@@ -219,20 +311,40 @@ class ScreenResult:
     opening_plies: int
     inert_elo: float
     params: list[ParamScreen] = field(default_factory=list)
+    steep_elo: float = DEFAULT_STEEP_ELO
+    # the radius of the study's duels (None: the study does not tune with duels)
+    duels_radius: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"study": self.study, "pairs": self.pairs, "seed": self.seed,
                 "opening_plies": self.opening_plies, "inert_elo": self.inert_elo,
+                "steep_elo": self.steep_elo, "advice": self.advice(),
                 "params": [p.to_dict() for p in self.params]}
 
     def summary(self) -> str:
-        """One line: the parameters by verdict."""
+        """One line: the parameters by verdict, and the lopsided ones."""
         parts = []
         for verdict in VERDICTS:
             names = [p.name for p in self.params if p.verdict == verdict]
             if names:
                 parts.append(f"{verdict}: {', '.join(names)}")
+        lopsided = [p.name for p in self.params if p.lopsided is not None]
+        if lopsided:
+            parts.append(f"lopsided: {', '.join(lopsided)}")
         return "; ".join(parts)
+
+    def advice(self) -> str:
+        """What a lopsided parameter means for the study's duels, where it tunes with
+        them wider than :data:`NARROWER_RADIUS`; empty otherwise."""
+        names = [p.name for p in self.params if p.lopsided is not None]
+        if not names or self.duels_radius is None or self.duels_radius <= NARROWER_RADIUS:
+            return ""
+        verb = "falls" if len(names) == 1 else "fall"
+        return (f"{', '.join(names)} {verb} steeply on one side of the baseline's value: the "
+                f"study's duels, {self.duels_radius:g} half ranges from their centre, reach "
+                f"across such a side and the quadratic they fit misreads it; consider "
+                f"radius = {NARROWER_RADIUS:g} under [sampler] or sampler = \"spsa\" "
+                f"(docs/guide.md, \"A cliff beside your point\")")
 
 
 def screen_plan(sf: StudyFile, names: Sequence[str] = (), points: int = DEFAULT_POINTS,
@@ -263,6 +375,7 @@ def screen(
     points: int = DEFAULT_POINTS,
     names: Sequence[str] = (),
     inert_elo: float = DEFAULT_INERT_ELO,
+    steep_elo: float = DEFAULT_STEEP_ELO,
     seed: int | None = None,
     opening_plies: int | None = None,
     study_openings: bool = False,
@@ -280,14 +393,19 @@ def screen(
     if runner is None:
         with MatchRunner(jobs if jobs is not None else sf.jobs) as own:
             return screen(sf, pairs=pairs, points=points, names=names, inert_elo=inert_elo,
-                          seed=seed, opening_plies=opening_plies, study_openings=study_openings,
+                          steep_elo=steep_elo, seed=seed, opening_plies=opening_plies,
+                          study_openings=study_openings,
                           runner=own, on_pair=on_pair, on_param=on_param)
     if not inert_elo >= 0:
         raise HeurtuneError(f"--inert-elo must be at least 0, got {inert_elo:g}")
+    if not steep_elo > 0:
+        raise HeurtuneError(f"--steep-elo must be above 0, got {steep_elo:g}")
     todo = screen_plan(sf, names, points)
     openings, plies, seed = draw_openings(sf, pairs, seed, opening_plies, study_openings)
     base = baseline(sf)
-    result = ScreenResult(sf.path, len(openings), seed, plies, inert_elo)
+    radius = float(sf.sampler.options["radius"]) if sf.sampler.kind == "duels" else None
+    result = ScreenResult(sf.path, len(openings), seed, plies, inert_elo,
+                          steep_elo=steep_elo, duels_radius=radius)
     for param, values in todo:
         played = []
         for value in values:
@@ -298,7 +416,7 @@ def screen(
             played.append(Point(value, play(runner, engine, base, seed, plies, openings,
                                              on_pair)))
         entry = ParamScreen(param.name, _kind(param), bool(getattr(param, "log", False)),
-                            played, inert_elo)
+                            played, inert_elo, steep_elo)
         result.params.append(entry)
         if on_param is not None:
             on_param(entry)

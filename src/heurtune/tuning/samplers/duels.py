@@ -113,6 +113,13 @@ AUTO_SLOPE_Z = 1.0
 AUTO = -1.0  # edge_prior's default: automatic (above)
 AUTO_20261127 = 0.0  # edge_prior's automatic of 2026-11-27 (above)
 
+# the radius that tune's guard sentence and screen's lopsided weights name for a weight
+# that falls off steeply beside a good baseline: on both real Morris fine boxes it
+# confirmed about 3 Elo over the default radius of 1, level with SPSA, and on both
+# Isolation fine boxes, which have no such weight, it cost 3.5 and 10.9 Elo
+# (docs/results/optimisers.md, "Narrower duels on the second Morris fine box")
+NARROWER_RADIUS = 0.5
+
 
 @dataclass(frozen=True)
 class EdgePrior:

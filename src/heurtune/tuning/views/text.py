@@ -21,6 +21,7 @@ from heurtune.tuning.samplers import (
     DISAGREE_Z,
     GUARDED,
     MANY_PARAMETERS,
+    NARROWER_RADIUS,
     RECORD,
     disagreement,
     is_holdout,
@@ -35,11 +36,6 @@ from heurtune.tuning.study import (
     trial_score,
 )
 from heurtune.tuning.study.environment import LIBRARIES
-
-# the radius the guard's sentence names for a cliff beside a good baseline: on both real
-# Morris fine boxes it confirmed about 3 Elo over the default radius of 1, level with
-# SPSA (docs/results/optimisers.md, "Narrower duels on the second Morris fine box")
-NARROWER_RADIUS = 0.5
 
 
 def params_text(params: Mapping[str, Any]) -> str:
