@@ -32,12 +32,13 @@ side's worst point lies at least ``steep_elo`` (default :data:`DEFAULT_STEEP_ELO
 below the baseline, its interval excluding the baseline's score, while on the other
 side no point loses as much as :data:`LOPSIDED_SHARE` of that, each loss scaled as a
 quadratic's to the same distance (so a bowl around the baseline is not lopsided),
-nor gains as much as :data:`SLOPE_SHARE` of it, scaled as a line's (nor is a slope). Duels half a range wide reach across such a side and
-the quadratic they fit misreads it; where the study tunes with ``duels`` at a wider
-radius, the screen says so and names the narrower radius (the bar's evidence: on the
-two real Morris fine boxes, ``move_blocked`` lost 71 and 53 Elo at its lower end
-against 20 and none at its upper end, and the narrower radius confirmed about 3 Elo
-better there; on the Isolation fine box no weight lost more than 11 at either end;
+nor gains as much as :data:`SLOPE_SHARE` of it, scaled as a line's (nor is a
+slope). Duels half a range wide reach across such a side and the quadratic they fit
+misreads it; where the study tunes with ``duels`` at a wider radius, the screen says
+so and names the narrower radius (the bar's evidence: on the two real Morris fine
+boxes, ``move_blocked`` lost 71 and 53 Elo at its lower end against 20 lost and 19
+gained at its upper end, and the narrower radius confirmed about 3 Elo better there;
+on the Isolation fine box no weight lost more than 11 at either end;
 docs/results/optimisers.md).
 
 With 95% intervals at every point, a parameter with no effect at all is called
