@@ -252,8 +252,11 @@ class Screen(Command):
         if args.json:
             print(json.dumps(result.to_dict()))
         else:
-            print(result.summary() + f" (inert: spread below {result.inert_elo:g} Elo and no "
-                  "point differs from the baseline at 95%)")
+            lopsided = result.lopsided()
+            print(result.verdicts() + f" (inert: spread below {result.inert_elo:g} Elo and no "
+                  "point differs from the baseline at 95%)" + (
+                      f"; lopsided: {', '.join(lopsided)} (one side falls {result.steep_elo:g} "
+                      "Elo or more, the other gently)" if lopsided else ""))
             if result.advice():
                 print(result.advice())
             if args.png:

@@ -189,6 +189,22 @@ def test_a_lopsided_parameter_and_what_it_means_for_duels(tmp_path) -> None:
         assert other.summary().endswith("lopsided: mills") and other.advice() == ""
 
 
+def test_the_command_names_a_lopsided_parameter_and_the_narrower_duels(
+        tmp_path, capsys, monkeypatch) -> None:
+    import heurtune.tuning.planning as planning
+
+    (tmp_path / "m.toml").write_text(MORRIS)
+    canned = screen(load_study_file(tmp_path / "m.toml"), pairs=PAIRS, points=5,
+                    runner=FakeRunner(cliff))
+    monkeypatch.setattr(planning, "screen", lambda *a, **k: canned)
+    code, out, err = cli(capsys, "screen", str(tmp_path / "m.toml"), "--pairs", str(PAIRS))
+    assert code == 0, err
+    *_, summary, advice = out.strip().splitlines()
+    assert summary.endswith("at 95%); lopsided: mills (one side falls 30 Elo or more, the "
+                           "other gently)")
+    assert advice == canned.advice() and "radius = 0.5" in advice
+
+
 def test_screen_command_on_a_real_tiny_study(tmp_path, capsys) -> None:
     study = tiny_study(tmp_path)
     png = tmp_path / "s.png"

@@ -322,28 +322,35 @@ class ScreenResult:
                 "steep_elo": self.steep_elo, "advice": self.advice(),
                 "params": [p.to_dict() for p in self.params]}
 
-    def summary(self) -> str:
-        """One line: the parameters by verdict, and the lopsided ones."""
+    def verdicts(self) -> str:
+        """The parameters by verdict."""
         parts = []
         for verdict in VERDICTS:
             names = [p.name for p in self.params if p.verdict == verdict]
             if names:
                 parts.append(f"{verdict}: {', '.join(names)}")
-        lopsided = [p.name for p in self.params if p.lopsided is not None]
-        if lopsided:
-            parts.append(f"lopsided: {', '.join(lopsided)}")
         return "; ".join(parts)
+
+    def lopsided(self) -> list[str]:
+        """The lopsided parameters' names."""
+        return [p.name for p in self.params if p.lopsided is not None]
+
+    def summary(self) -> str:
+        """One line: the parameters by verdict, and the lopsided ones."""
+        lopsided = self.lopsided()
+        return self.verdicts() + (f"; lopsided: {', '.join(lopsided)}" if lopsided else "")
 
     def advice(self) -> str:
         """What a lopsided parameter means for the study's duels, where it tunes with
         them wider than :data:`NARROWER_RADIUS`; empty otherwise."""
-        names = [p.name for p in self.params if p.lopsided is not None]
+        names = self.lopsided()
         if not names or self.duels_radius is None or self.duels_radius <= NARROWER_RADIUS:
             return ""
         verb = "falls" if len(names) == 1 else "fall"
         return (f"{', '.join(names)} {verb} steeply on one side of the baseline's value: the "
-                f"study's duels, {self.duels_radius:g} half ranges from their centre, reach "
-                f"across such a side and the quadratic they fit misreads it; consider "
+                f"study's duels (radius = {self.duels_radius:g}; at 1 their points lie half a "
+                f"range from the centre) reach across such a side and the quadratic they fit "
+                f"misreads it; consider "
                 f"radius = {NARROWER_RADIUS:g} under [sampler] or sampler = \"spsa\" "
                 f"(docs/guide.md, \"A cliff beside your point\")")
 
@@ -434,8 +441,8 @@ def screen_games(sf: StudyFile, pairs: int, names: Sequence[str] = (),
 
 def save_png(result: ScreenResult, path: str | os.PathLike[str]) -> None:
     """One small panel per parameter: Elo against the baseline with its 95%
-    interval at every point, the baseline's value marked, the verdict in the
-    title (inert ones grey). Written atomically."""
+    interval at every point, the baseline's value marked, the verdict (and a
+    lopsided reading) in the title (inert ones grey). Written atomically."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -464,7 +471,8 @@ def save_png(result: ScreenResult, path: str | os.PathLike[str]) -> None:
             ax.set_xticks(xs, [value_text(p.value) for p in entry.points])
         elif entry.log:
             ax.set_xscale("log")
-        ax.set_title(f"{entry.name}: {entry.verdict}", fontsize=9, color=colour)
+        lopsided = "" if entry.lopsided is None else f", lopsided ({entry.lopsided.side})"
+        ax.set_title(f"{entry.name}: {entry.verdict}{lopsided}", fontsize=9, color=colour)
         ax.set_ylabel("Elo vs baseline", fontsize=8)
         ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[n:]:
