@@ -211,7 +211,7 @@ class Screen(Command):
                             f"(default {DEFAULT_INERT_ELO:g})")
         s.add_argument("--steep-elo", type=float, default=DEFAULT_STEEP_ELO,
                        help=f"lopsided: one side of the baseline's value falls at least this "
-                            f"far, surely, and the other less than a third of it "
+                            f"far, surely, and the other gently: neither a bowl nor a slope "
                             f"(default {DEFAULT_STEEP_ELO:g})")
         _fresh_openings_options(s)
         s.add_argument("--png", default=None, metavar="FILE",
@@ -252,7 +252,7 @@ class Screen(Command):
         if args.json:
             print(json.dumps(result.to_dict()))
         else:
-            lopsided = result.lopsided()
+            lopsided = result.lopsided_names()
             print(result.verdicts() + f" (inert: spread below {result.inert_elo:g} Elo and no "
                   "point differs from the baseline at 95%)" + (
                       f"; lopsided: {', '.join(lopsided)} (one side falls {result.steep_elo:g} "

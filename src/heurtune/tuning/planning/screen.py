@@ -154,8 +154,8 @@ class Point:
 @dataclass(frozen=True)
 class Lopsided:
     """Where a parameter falls steeply on one side of the baseline's value: ``side``
-    ("low" or "high"), that side's worst point, and the other side's worst point
-    within the reach both sides share."""
+    ("low" or "high"), that side's worst point, and the other side's worst point at
+    like distances (see :attr:`ParamScreen.lopsided`)."""
 
     side: str
     steep: Point
@@ -331,19 +331,19 @@ class ScreenResult:
                 parts.append(f"{verdict}: {', '.join(names)}")
         return "; ".join(parts)
 
-    def lopsided(self) -> list[str]:
+    def lopsided_names(self) -> list[str]:
         """The lopsided parameters' names."""
         return [p.name for p in self.params if p.lopsided is not None]
 
     def summary(self) -> str:
         """One line: the parameters by verdict, and the lopsided ones."""
-        lopsided = self.lopsided()
+        lopsided = self.lopsided_names()
         return self.verdicts() + (f"; lopsided: {', '.join(lopsided)}" if lopsided else "")
 
     def advice(self) -> str:
         """What a lopsided parameter means for the study's duels, where it tunes with
         them wider than :data:`NARROWER_RADIUS`; empty otherwise."""
-        names = self.lopsided()
+        names = self.lopsided_names()
         if not names or self.duels_radius is None or self.duels_radius <= NARROWER_RADIUS:
             return ""
         verb = "falls" if len(names) == 1 else "fall"
