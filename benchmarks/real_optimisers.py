@@ -285,6 +285,15 @@ SETUPS: dict[str, Setup] = {
         {"move_stones": 9.5, "move_mills": 4.4, "move_possible_mills": 0.95,
          "move_open_mills": 7.1, "move_blocked": 0.95},
         "a fine box around a second tuned point of `morris` (its baseline)"),
+    # (not in the default command) a third tuned Morris point, the same way: TPE's
+    # seed-0 answer on `morris` at 32,000 games (+282.3 Elo over the defaults), rounded,
+    # in another region (move_mills 9.8, move_blocked 3.1): the fifth real fine box, on
+    # which screen's lopsided reading is tested (docs/results/optimisers.md, "`screen`
+    # names a cliff beside the baseline")
+    "morris-fine-3": morris_fine(
+        {"move_stones": 8.1, "move_mills": 9.8, "move_possible_mills": 4.15,
+         "move_open_mills": 7.7, "move_blocked": 3.1},
+        "a fine box around a third tuned point of `morris` (its baseline)"),
     # (not in the default command) the seed's own features in the moving phase and
     # mobility: a smaller gain (tens of Elo, like the isolation box's)
     "morris-seedfeatures": morris_setup(
