@@ -137,8 +137,8 @@ def test_verdicts_with_scores_we_control(tmp_path) -> None:
 def cliff(params: dict[str, Any]) -> list[float]:
     """mills: every pair lost below the default 4, even above (a cliff on the low
     side); stones: every pair lost at 0, but its high side has no point as far out;
-    possible_mills, in [0, 4] about 2: a bowl, losing twice as much at 0 as at 3
-    (half as far out: a quadratic's quarter)."""
+    possible_mills, in [0, 4] about 2: a bowl, losing 191 Elo at 0 and 35 at 3, half
+    as far out (about a quadratic's quarter)."""
     even = [0.25, 0.75, 0.5, 0.5] * (PAIRS // 4)
     if params["mills"] != 4.0:
         return [0.0] * PAIRS if params["mills"] < 4.0 else even
