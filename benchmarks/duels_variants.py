@@ -952,7 +952,8 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
         nonlocal centre, fitted_at
         for obs in pending:
             model.add(obs)
-            stored.append(obs)
+            if variant.forget:
+                stored.append(obs)
         new = bool(pending)
         pending.clear()
         if new and (every or model.observations >= fitted_at * duels.REFIT_GROWTH):
@@ -974,7 +975,7 @@ def run(case: OracleCase, variant: Variant, seed: int, budget: int, aligned: boo
     radius = variant.radius
     measured: list[tuple[np.ndarray, list[float]]] = []  # held-out duels: answer, pairs
     narrowed_at: int | None = None
-    stored: list[Observation] = []  # every fitted duel (``forget``)
+    stored: list[Observation] = []  # every fitted duel, kept only for ``forget``
     hold_until = 0  # after forgetting: the centre stays until the model holds this many
 
     def forget_far() -> None:

@@ -257,8 +257,9 @@ class Screen(Command):
                   "point differs from the baseline at 95%)" + (
                       f"; lopsided: {', '.join(lopsided)} (one side falls {result.steep_elo:g} "
                       "Elo or more, the other gently)" if lopsided else ""))
-            if result.advice():
-                print(result.advice())
+            advice = result.advice()
+            if advice:
+                print(advice)
             if args.png:
                 print(f"wrote {args.png}")
         return 0
