@@ -2,7 +2,7 @@
 off the same model at the same checkpoints, so their differences are the rules' alone.
 
     python benchmarks/answer_rules.py --case fishtest,edge [--rules current,step-off,centre]
-                                      [--seeds 40] [--budget 64000] [--workers 2]
+                                      [--seeds 40] [--first-seed 0] [--budget 64000] [--workers 2]
                                       [--cases MY_CASES.py] [--json]
 
 It plays the duels stand-in (benchmarks/duels_variants.py, with ``--aligned``
@@ -138,6 +138,8 @@ def main() -> int:
     ap.add_argument("--rules", default="current,step-off,centre",
                     help="comma-separated; the first is the base of the paired differences")
     ap.add_argument("--seeds", type=int, default=40)
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="run seeds N, N+1, ... (fresh seeds for a rule chosen on others)")
     ap.add_argument("--budget", type=int, default=64000)
     ap.add_argument("--workers", type=int, default=2, help="processes, one core each")
     ap.add_argument("--json", action="store_true", help="one JSON object per case and rule")
@@ -152,16 +154,18 @@ def main() -> int:
     for rule in rules:
         if rule not in known:
             ap.error(f"unknown rule {rule!r} (known: {', '.join(known)})")
-    if args.seeds < 1 or args.budget < 1000 or args.workers < 1:
-        ap.error("--seeds and --workers must be at least 1 and --budget at least 1000")
+    if args.seeds < 1 or args.budget < 1000 or args.workers < 1 or args.first_seed < 0:
+        ap.error("--seeds and --workers must be at least 1, --budget at least 1000 and "
+                 "--first-seed at least 0")
     extra = tuple(str(Path(f).resolve()) for f in args.cases)
-    tasks = [(c, s, args.budget, tuple(rules), extra) for c in cases for s in range(args.seeds)]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    tasks = [(c, s, args.budget, tuple(rules), extra) for c in cases for s in seeds]
     found: dict[str, dict[int, dict[str, list[float]]]] = {c: {} for c in cases}
     with Pool(args.workers) as pool:
         for name, seed, losses in pool.imap_unordered(one_run, tasks):
             found[name][seed] = losses
             if len(found[name]) == args.seeds:
-                runs = [found[name][s] for s in range(args.seeds)]
+                runs = [found[name][s] for s in seeds]
                 for r in summarise(name, rules, args.budget, runs):
                     print(json.dumps(r) if args.json else line(r), flush=True)
     return 0

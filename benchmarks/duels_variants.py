@@ -209,6 +209,25 @@ Variants (each changes one thing):
     bold where the landscape is one symmetric bowl (``far``), cautious where it is
     steeper on one side (``skewed``), if the duels can tell the two apart (they cannot:
     docs/results/optimisers.md, "Can the duels tell `far` from `skewed`?").
+``reach-off``
+    ``current`` as it was before stop 60: no move toward a far maximum (``reach = 0``).
+``keep-0.75-far-0.9`` / ``keep-0.75-far-1.0``
+    ``keep-0.75`` where the model's maximum (the duels' centre) lies at least 0.9 (1.0)
+    radii from the baseline, root mean square per coordinate, else ``current``: bold
+    where the data put the optimum farther from the baseline than the prior's guess
+    (``far``: 1.12 per coordinate; ``skewed``, ``fishtest``: 0.25 and 0.5).
+    docs/results/optimisers.md, "How far the model's maximum lies (stop 60)".
+``keep-0.75-reach-1.5`` / ``keep-0.75-reach-1.75`` / ``keep-0.75-reach-2``
+    ``keep-0.75`` where the model's maximum lies at least 1.5 (1.75, 2) times the
+    prior's distance from the baseline (``sqrt(start_elo / elo_per_range)``, 1 by
+    default; Euclidean, in the model's units) and the model holds 8 duels per
+    coefficient (``edge_prior_after``'s wait), else ``current``.
+``half-reach-1.5`` / ``half-reach-1.75``
+    ``keep-0.75-reach-1.5`` (``-1.75``) moving half as far from ``current``'s answer.
+``keep-sure-1.5`` / ``half-sure-1.5`` / ``half-sure-1.25``
+    ``keep-0.75-reach-1.5`` (moving all or half the way; the gate at 1.25 times), the
+    distance read off the posterior (:func:`sure_reach`: the 16th percentile over 256
+    draws of the coefficients), not off the model's mean, and no wait for duels.
 ``narrow-below-3``
     ``current`` that also narrows where the held-out duels measure the answer at or
     below the baseline and 3 sd or more below the model (the sampler's
@@ -265,6 +284,7 @@ from heurtune.tuning.samplers.quadratic import (  # noqa: E402
     SCALES,
     Observation,
     QuadraticModel,
+    interaction_pairs,
     n_features,
 )
 from heurtune.tuning.samplers.registry import SAMPLERS  # noqa: E402
@@ -405,7 +425,18 @@ NARROW = float(SAMPLERS["duels"].options["narrow"].default)  # likewise
 NARROW_Z = float(SAMPLERS["duels"].options["narrow_z"].default)  # likewise
 NARROW_FROM = float(SAMPLERS["duels"].options["narrow_from"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
-current_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)  # the sampler's own answer
+REACH = float(SAMPLERS["duels"].options["reach"].default)  # likewise
+# the sampler's own answer before stop 60 (``reach-off``), and since (``current``)
+unreached_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)
+
+
+def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+                   centre: np.ndarray) -> np.ndarray:
+    """The sampler's own answer: :data:`unreached_answer` moved toward the model's
+    maximum where that lies far from the baseline (``duels.reach_toward``, the
+    ``reach`` option at its default)."""
+    return duels.reach_toward(model, unreached_answer(model, low, high, centre), centre,
+                              low, high, Z, duels.reach_in_effect(REACH, model.dim))
 
 
 def kept_answer(share: float, above_prior: bool = False) -> Answer:
@@ -419,7 +450,7 @@ def kept_answer(share: float, above_prior: bool = False) -> Answer:
     surely farther below than the prior assumed."""
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
-        point = current_answer(model, low, high, centre)
+        point = unreached_answer(model, low, high, centre)
         best = model.recommend(low, high, Z, centre)
         sure = best[1] - Z * best[2]
         if sure <= 0.0:
@@ -699,8 +730,86 @@ def asymmetry_gated_answer(share: float, bar: float) -> Answer:
                centre: np.ndarray) -> np.ndarray:
         assert isinstance(model, ShadowHingeModel)
         if model.asymmetry(low, high, centre) >= bar:
-            return current_answer(model, low, high, centre)
+            return unreached_answer(model, low, high, centre)
         return keep(model, low, high, centre)
+    return answer
+
+
+def distance_gated_answer(share: float, bar: float) -> Answer:
+    """``keep-S`` (:func:`kept_answer`) where the model's maximum ``centre`` lies at
+    least ``bar`` radii from the baseline (the origin of the model's coordinates), root
+    mean square per coordinate, else the sampler's own answer: bolder where the data
+    put the optimum farther from the baseline than the prior's guess."""
+    keep = kept_answer(share)
+
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        if np.linalg.norm(centre) / math.sqrt(len(centre)) >= bar * RADIUS:
+            return keep(model, low, high, centre)
+        return unreached_answer(model, low, high, centre)
+    return answer
+
+
+def reach_gated_answer(share: float, reach: float, fraction: float = 1.0,
+                       after: float = duels.AUTO_AFTER) -> Answer:
+    """``keep-S`` (:func:`kept_answer`) where the model's maximum ``centre`` lies at
+    least ``reach`` times the prior's distance from the baseline (the distance at which
+    a bowl of ``elo_per_range`` per unit squared is ``start_elo`` below its top; the
+    origin of the model's coordinates) and the model holds ``after`` duels per
+    coefficient, else the sampler's own answer; ``fraction``: move only that share of
+    the way from the sampler's answer to ``keep-S``'s."""
+    keep = kept_answer(share)
+
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        point = unreached_answer(model, low, high, centre)
+        prior = math.sqrt(model.start_elo / model.elo_per_range)
+        if (np.linalg.norm(centre) < reach * prior
+                or model.observations < after * n_features(len(centre))):
+            return point
+        return point + fraction * (keep(model, low, high, centre) - point)
+    return answer
+
+
+def sure_reach(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray, quantile: float = 0.16, draws: int = 256,
+               steps: int = 100) -> float:
+    """How far from the baseline the model surely puts the best point: the
+    ``quantile`` of the distance from the origin of the model's coordinates to each
+    posterior draw's best point in the box (projected gradient ascent from the mean's
+    maximum ``centre``, ``steps`` steps), over ``draws`` draws of the coefficients
+    (a fixed stream: the same model gives the same figure)."""
+    assert model.mean is not None and model.cov is not None
+    d, nf = model.dim, n_features(model.dim)
+    rng = np.random.default_rng(0)
+    theta = rng.multivariate_normal(model.mean[:nf], model.cov[:nf, :nf], size=draws,
+                                    method="cholesky")
+    iu = interaction_pairs(d)
+    hess = np.zeros((draws, d, d))
+    hess[:, np.arange(d), np.arange(d)] = 2.0 * theta[:, d:2 * d]
+    hess[:, iu[0], iu[1]] = theta[:, 2 * d:nf]
+    hess[:, iu[1], iu[0]] = theta[:, 2 * d:nf]
+    step = 1.0 / np.maximum(np.max(np.abs(np.linalg.eigvalsh(hess)), axis=1), 0.5)
+    x = np.tile(centre, (draws, 1))
+    for _ in range(steps):
+        grad = theta[:, :d] + np.einsum("kij,kj->ki", hess, x)
+        x = np.clip(x + step[:, None] * grad, low, high)
+    return float(np.quantile(np.linalg.norm(x, axis=1), quantile))
+
+
+def sure_reach_gated_answer(share: float, reach: float, fraction: float = 1.0) -> Answer:
+    """``keep-S`` (:func:`kept_answer`), ``fraction`` of the way from the sampler's own
+    answer, where the model surely puts its best point (:func:`sure_reach`) at least
+    ``reach`` times the prior's distance from the baseline, else the sampler's own."""
+    keep = kept_answer(share)
+
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        point = unreached_answer(model, low, high, centre)
+        prior = math.sqrt(model.start_elo / model.elo_per_range)
+        if sure_reach(model, low, high, centre) < reach * prior:
+            return point
+        return point + fraction * (keep(model, low, high, centre) - point)
     return answer
 
 
@@ -803,6 +912,17 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "keep-0.75": Variant(answer=kept_answer(0.75)),
             "keep-0.9": Variant(answer=kept_answer(0.9)),
             "keep-0.95": Variant(answer=kept_answer(0.95)),
+            "reach-off": Variant(answer=unreached_answer),
+            "keep-0.75-far-0.9": Variant(answer=distance_gated_answer(0.75, 0.9)),
+            "keep-0.75-far-1.0": Variant(answer=distance_gated_answer(0.75, 1.0)),
+            "keep-0.75-reach-1.5": Variant(answer=reach_gated_answer(0.75, 1.5)),
+            "keep-0.75-reach-1.75": Variant(answer=reach_gated_answer(0.75, 1.75)),
+            "keep-0.75-reach-2": Variant(answer=reach_gated_answer(0.75, 2.0)),
+            "half-reach-1.5": Variant(answer=reach_gated_answer(0.75, 1.5, 0.5)),
+            "half-reach-1.75": Variant(answer=reach_gated_answer(0.75, 1.75, 0.5)),
+            "keep-sure-1.5": Variant(answer=sure_reach_gated_answer(0.75, 1.5)),
+            "half-sure-1.5": Variant(answer=sure_reach_gated_answer(0.75, 1.5, 0.5)),
+            "half-sure-1.25": Variant(answer=sure_reach_gated_answer(0.75, 1.25, 0.5)),
             "keep-0.5-prior": Variant(answer=kept_answer(0.5, True)),
             "keep-0.25-prior": Variant(answer=kept_answer(0.25, True)),
             "keep-0-prior": Variant(answer=kept_answer(0.0, True)),

@@ -727,8 +727,31 @@ def test_a_shadow_hinge_sees_a_one_sided_curvature_and_gates_the_kept_answer() -
     top = model.argmax_mean(low, high, centre)
     gated_low = m.asymmetry_gated_answer(0.75, 0.0)(model, low, high, top)
     gated_high = m.asymmetry_gated_answer(0.75, np.inf)(model, low, high, top)
-    assert np.array_equal(gated_low, m.current_answer(model, low, high, top))
+    assert np.array_equal(gated_low, m.unreached_answer(model, low, high, top))
     assert np.array_equal(gated_high, m.kept_answer(0.75)(model, low, high, top))
+
+
+def test_a_distance_gate_answers_keep_where_the_models_maximum_lies_far() -> None:
+    """``keep-0.75-far-B``: ``keep-0.75`` where the model's maximum lies at least B
+    radii from the baseline (root mean square per coordinate), the sampler's own answer
+    nearer; on a far bowl the two differ, so the gate decides something."""
+    m = _module()
+    low, high = -np.ones(2), np.ones(2)
+
+    def bowl(d):
+        return float(-2.0 * np.sum((d - 0.8) ** 2))
+
+    model = QuadraticModel(2)
+    _noiseless(model, bowl, np.random.default_rng(5))
+    top = model.argmax_mean(low, high, np.zeros(2))
+    spread = np.linalg.norm(top) / np.sqrt(2)
+    assert 0.7 < spread < 0.9  # the fit's maximum, near the truth's (0.8 per coordinate)
+    keep = m.kept_answer(0.75)(model, low, high, top)
+    own = m.unreached_answer(model, low, high, top)
+    assert not np.allclose(keep, own)
+    assert np.array_equal(m.distance_gated_answer(0.75, spread - 0.01)(model, low, high, top), keep)
+    assert np.array_equal(m.distance_gated_answer(0.75, spread + 0.01)(model, low, high, top), own)
+    assert {"keep-0.75-far-0.9", "keep-0.75-far-1.0"} <= set(m.VARIANTS)
 
 
 def test_narrowing_on_the_guards_signal_and_forgetting_the_duels_that_span_it() -> None:

@@ -7,7 +7,9 @@ lower confidence bound on the gain over the baseline is highest (the baseline
 itself until one is positive), moved toward the model's maximum where that lies
 at the box's edge, the fitted curvature supports it and the move's own gain is
 sure enough (:func:`toward_edges`), then stepped toward that maximum as far as
-the step's own gain is sure enough (:func:`step_toward`).
+the step's own gain is sure enough (:func:`step_toward`), then, below 8 parameters,
+moved half way toward it where the data put it far from the baseline
+(:func:`reach_toward`).
 
 The model's gain of its answer is *model-based*: right where the landscape is
 quadratic, over-confident where it is not (on the simulated oracle's ``skewed``
@@ -112,6 +114,17 @@ AUTO_AFTER = 8.0
 AUTO_SLOPE_Z = 1.0
 AUTO = -1.0  # edge_prior's default: automatic (above)
 AUTO_20261127 = 0.0  # edge_prior's automatic of 2026-11-27 (above)
+
+# ``reach = -1`` (the default, since stop 60) is AUTO_REACH below MANY_PARAMETERS and 0
+# (off) from there on: where the model's maximum lies REACH times the prior's distance
+# from the baseline or farther, the answer moves REACH_MOVE of the way toward the point
+# that keeps REACH_KEEP of the highest lower bound (:func:`reach_toward`). In 12
+# parameters the model's maximum strays that far by noise alone (the oracle's ``twelve``
+# paid +0.13 Elo at 32,000 games), so from 8 parameters on it is off
+# (docs/results/optimisers.md, "How far the model's maximum lies").
+AUTO_REACH = 1.75
+REACH_KEEP = 0.75
+REACH_MOVE = 0.5
 
 # the radius that tune's guard sentence and screen's lopsided weights name for a weight
 # that falls off steeply beside a good baseline: on both real Morris fine boxes it
@@ -519,6 +532,58 @@ def step_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray, z:
     return best_on_segment(model, point, centre, z, step_sd * math.sqrt(model.dim / 4.0))
 
 
+def reach_in_effect(option: float, dim: int) -> float:
+    """What duels' ``reach`` option means in ``dim`` searched parameters: a set value
+    as it is; the default ``-1`` as :data:`AUTO_REACH` below :data:`MANY_PARAMETERS`,
+    0 (off) from there on."""
+    if option == AUTO:
+        return AUTO_REACH if dim < MANY_PARAMETERS else 0.0
+    return float(option)
+
+
+def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
+                 low: np.ndarray, high: np.ndarray, z: float, reach: float,
+                 after: float = AUTO_AFTER) -> np.ndarray:
+    """The answer ``point`` moved toward the model's maximum ``centre`` where the data
+    put that maximum far from the baseline: at least ``reach`` times the prior's
+    distance (``sqrt(start_elo / elo_per_range)``, where a bowl of the prior's
+    curvature lies ``start_elo`` below its top), once the model holds ``after`` duels
+    per coefficient. Then the answer moves :data:`REACH_MOVE` of the way to the point of
+    highest mean gain on the segment to ``centre`` whose lower bound on the gain over
+    the baseline keeps :data:`REACH_KEEP` of the highest lower bound in the box (0 for
+    ``reach``: ``point`` itself).
+
+    Why: far from the baseline the lower bound's sd is mostly the model's extrapolation
+    back to the baseline, which grows as the answer moves toward the maximum, so the
+    point of highest lower bound stops short where the duels already are (on the
+    simulated oracle's ``far``, the baseline 10 Elo below, the model's maximum reached
+    1 Elo in about 7,700 games and the answer in about 10,900). A bolder answer
+    everywhere costs a landscape steeper on one side (``skewed``), whose duels look
+    like ``far``'s but whose maximum lies near the baseline; the distance tells the two
+    apart where nothing else measured did. Half the way: the full move overshoots with
+    the model's maximum late (+0.11 Elo in ``far`` at 32,000 games). Measured:
+    docs/results/optimisers.md, "How far the model's maximum lies"."""
+    if reach <= 0.0 or model.observations < after * n_features(model.dim):
+        return point
+    prior = math.sqrt(model.start_elo / model.elo_per_range)
+    if float(np.linalg.norm(centre)) < reach * prior:
+        return point
+    best, best_mean, best_sd = model.recommend(low, high, z, centre)
+    sure = best_mean - z * best_sd
+    if sure <= 0.0:
+        return point
+    top, top_mean = point, model.gain(point)[0]
+    for t in np.linspace(0.0, 1.0, 101)[1:]:
+        trial = point + t * (centre - point)
+        mean, sd = model.gain(trial)
+        if mean - z * sd >= REACH_KEEP * sure and mean > top_mean:
+            top, top_mean = trial, mean
+    if top is point:
+        return point
+    moved: np.ndarray = point + REACH_MOVE * (top - point)
+    return moved
+
+
 class DuelsSampler(DuelSampler):
     """heurtune's duels sampler (see the module docstring)."""
 
@@ -579,7 +644,8 @@ class DuelsSampler(DuelSampler):
         moved toward the model's maximum where that lies at the box's edge and the
         move's own gain is sure enough (``edge_answer``, ``edge_move_sd``,
         :func:`toward_edges`), then stepped toward that maximum as far as the step's
-        own gain is sure enough (``step_sd``, :func:`step_toward`)."""
+        own gain is sure enough (``step_sd``, :func:`step_toward`), then moved toward it
+        where the data put it far from the baseline (``reach``, :func:`reach_toward`)."""
         o = self.options
         point, mean, sd = self.model.recommend(self.low, self.high, o["z"], self._centre)
         moved = point
@@ -589,6 +655,8 @@ class DuelsSampler(DuelSampler):
                                  curved_only=o["edge_answer"] == "curved",
                                  move_sd=o["edge_move_sd"])
         moved = step_toward(self.model, moved, self._centre, o["z"], o["step_sd"])
+        moved = reach_toward(self.model, moved, self._centre, self.low, self.high, o["z"],
+                             reach_in_effect(o["reach"], self.box.dim))
         if moved is not point:
             point = moved
             mean, sd = self.model.gain(point)

@@ -1,0 +1,86 @@
+"""The duels answer's move toward a far maximum (``reach``, duels.reach_toward): where
+the model's maximum lies ``reach`` times the prior's distance from the baseline or
+farther, once the model holds 8 duels per coefficient, half way to the point of
+highest mean gain on the segment to the maximum that keeps 3/4 of the highest lower
+bound; by default 1.75 below 8 parameters and off from 8 on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from heurtune.errors import HeurtuneError
+from heurtune.tuning.samplers import SamplerSpec
+from heurtune.tuning.samplers.duels import (
+    AUTO_REACH,
+    MANY_PARAMETERS,
+    REACH_KEEP,
+    REACH_MOVE,
+    reach_in_effect,
+    reach_toward,
+)
+from heurtune.tuning.samplers.quadratic import QuadraticModel
+
+LOW, HIGH = -2.0 * np.ones(2), 2.0 * np.ones(2)
+
+
+def far_posterior(top: float = 1.8, g_var: float = 2.0) -> QuadraticModel:
+    """A posterior set by hand: the gain rises along x1 to a maximum at ``top`` (slope
+    4 top at the baseline, curvature -2 per unit squared: the prior's), x2 flat at its
+    optimum; the gradient uncertain, so the highest lower bound stops short."""
+    model = QuadraticModel(2)  # the prior's distance: sqrt(start_elo / elo_per_range) = 1
+    model.fit()  # the prior's shapes; mean and covariance replaced below
+    mean = np.zeros(model.size)
+    mean[0], mean[2], mean[3] = 4.0 * top, -2.0, -2.0
+    var = np.full(model.size, 0.01)
+    var[0] = g_var
+    model.mean, model.cov = mean, np.diag(var)
+    return model
+
+
+def answers(model: QuadraticModel) -> tuple[np.ndarray, np.ndarray]:
+    top = model.argmax_mean(LOW, HIGH, np.zeros(2))
+    return top, model.recommend(LOW, HIGH, 1.0, top)[0]
+
+
+def test_a_far_maximum_pulls_the_answer_half_way_to_what_keeps_the_bound() -> None:
+    model = far_posterior()
+    top, point = answers(model)
+    assert top[0] == pytest.approx(1.8, abs=1e-3)
+    assert 0.0 < point[0] < 1.5  # the lower bound stops short of the maximum
+    moved = reach_toward(model, point, top, LOW, HIGH, 1.0, AUTO_REACH, after=0.0)
+    assert point[0] < moved[0] < top[0]
+    assert model.gain(moved)[0] > model.gain(point)[0]
+    # half way to the farthest point of the segment whose bound keeps 3/4 of the best
+    sure = model.gain(point)[0] - model.gain(point)[1]
+    kept = point + (moved - point) / REACH_MOVE
+    mean, sd = model.gain(kept)
+    assert mean - sd >= REACH_KEEP * sure - 1e-9
+    beyond = kept + 0.02 * (top - point)
+    if beyond[0] <= top[0]:
+        mean, sd = model.gain(beyond)
+        assert mean - sd < REACH_KEEP * sure
+
+
+def test_no_move_where_the_maximum_lies_near_or_the_model_holds_few_duels() -> None:
+    near = far_posterior(top=1.5)  # 1.5 times the prior's distance: under 1.75
+    top, point = answers(near)
+    assert reach_toward(near, point, top, LOW, HIGH, 1.0, AUTO_REACH, after=0.0) is point
+    assert reach_toward(near, point, top, LOW, HIGH, 1.0, 1.4, after=0.0) is not point
+    far = far_posterior()
+    top, point = answers(far)
+    assert reach_toward(far, point, top, LOW, HIGH, 1.0, 0.0, after=0.0) is point  # off
+    # the wait: 8 duels per coefficient (this posterior was set by hand: none)
+    assert far.observations == 0
+    assert reach_toward(far, point, top, LOW, HIGH, 1.0, AUTO_REACH) is point
+
+
+def test_the_default_reaches_below_eight_parameters_only() -> None:
+    assert SamplerSpec.parse("duels", {}, "t").options["reach"] == -1.0
+    assert reach_in_effect(-1.0, 4) == AUTO_REACH == 1.75
+    assert reach_in_effect(-1.0, MANY_PARAMETERS - 1) == AUTO_REACH
+    assert reach_in_effect(-1.0, MANY_PARAMETERS) == 0.0
+    assert reach_in_effect(0.0, 4) == 0.0 and reach_in_effect(2.5, 12) == 2.5
+    assert SamplerSpec.parse("duels", {"reach": 2.0}, "t").options["reach"] == 2.0
+    with pytest.raises(HeurtuneError, match="reach"):
+        SamplerSpec.parse("duels", {"reach": -0.5}, "t")
