@@ -209,8 +209,9 @@ Variants (each changes one thing):
     bold where the landscape is one symmetric bowl (``far``), cautious where it is
     steeper on one side (``skewed``), if the duels can tell the two apart (they cannot:
     docs/results/optimisers.md, "Can the duels tell `far` from `skewed`?").
-``reach-off``
-    ``current`` as it was before stop 60: no move toward a far maximum (``reach = 0``).
+``reach-auto`` / ``reach-off``
+    ``current`` with ``reach = -1`` (1.75 below 8 parameters: the candidate of stop 60,
+    not adopted) or ``reach = 0`` (the default: ``current`` itself).
 ``keep-0.75-far-0.9`` / ``keep-0.75-far-1.0``
     ``keep-0.75`` where the model's maximum (the duels' centre) lies at least 0.9 (1.0)
     radii from the baseline, root mean square per coordinate, else ``current``: bold
@@ -426,17 +427,22 @@ NARROW_Z = float(SAMPLERS["duels"].options["narrow_z"].default)  # likewise
 NARROW_FROM = float(SAMPLERS["duels"].options["narrow_from"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 REACH = float(SAMPLERS["duels"].options["reach"].default)  # likewise
-# the sampler's own answer before stop 60 (``reach-off``), and since (``current``)
+# the sampler's answer without ``reach`` (its default, 0): every rule of the stand-in
+# measured before stop 60 starts from it
 unreached_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)
 
 
-def current_answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
-                   centre: np.ndarray) -> np.ndarray:
-    """The sampler's own answer: :data:`unreached_answer` moved toward the model's
-    maximum where that lies far from the baseline (``duels.reach_toward``, the
-    ``reach`` option at its default)."""
-    return duels.reach_toward(model, unreached_answer(model, low, high, centre), centre,
-                              low, high, Z, duels.reach_in_effect(REACH, model.dim))
+def reached_answer(option: float) -> Answer:
+    """:data:`unreached_answer` moved toward the model's maximum where that lies far
+    from the baseline (``duels.reach_toward``, the ``reach`` option at ``option``)."""
+    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
+               centre: np.ndarray) -> np.ndarray:
+        return duels.reach_toward(model, unreached_answer(model, low, high, centre), centre,
+                                  low, high, Z, duels.reach_in_effect(option, model.dim))
+    return answer
+
+
+current_answer = reached_answer(REACH)  # the sampler's own answer
 
 
 def kept_answer(share: float, above_prior: bool = False) -> Answer:
@@ -912,7 +918,8 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "keep-0.75": Variant(answer=kept_answer(0.75)),
             "keep-0.9": Variant(answer=kept_answer(0.9)),
             "keep-0.95": Variant(answer=kept_answer(0.95)),
-            "reach-off": Variant(answer=unreached_answer),
+            "reach-auto": Variant(answer=reached_answer(-1.0)),
+            "reach-off": Variant(answer=reached_answer(0.0)),
             "keep-0.75-far-0.9": Variant(answer=distance_gated_answer(0.75, 0.9)),
             "keep-0.75-far-1.0": Variant(answer=distance_gated_answer(0.75, 1.0)),
             "keep-0.75-reach-1.5": Variant(answer=reach_gated_answer(0.75, 1.5)),

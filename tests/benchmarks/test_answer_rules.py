@@ -39,14 +39,14 @@ def test_every_rule_reads_the_same_runs_as_the_stand_in_plays_them(tmp_path) -> 
 
 
 def test_first_seed_runs_the_seeds_from_there(tmp_path) -> None:
-    proc = _run(tmp_path, "--case", "two", "--rules", "current,reach-off", "--seeds", "1",
+    proc = _run(tmp_path, "--case", "two", "--rules", "current,reach-auto", "--seeds", "1",
                 "--first-seed", "7", "--budget", "2000", "--workers", "1", "--json")
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = {r["rule"]: r for r in map(json.loads, proc.stdout.splitlines())}
     m = _module()
     run = m.run(m.CASES["two"], m.VARIANTS["current"], 7, 2000, True)
     assert rows["current"]["losses"] == [[round(x, 4) for x in run[0]]]
-    assert rows["reach-off"]["seeds"] == 1
+    assert rows["reach-auto"]["seeds"] == 1
 
 
 def test_an_unknown_rule_or_case_is_one_line_and_exit_2(tmp_path) -> None:

@@ -2,7 +2,7 @@
 the model's maximum lies ``reach`` times the prior's distance from the baseline or
 farther, once the model holds 8 duels per coefficient, half way to the point of
 highest mean gain on the segment to the maximum that keeps 3/4 of the highest lower
-bound; by default 1.75 below 8 parameters and off from 8 on."""
+bound. Off by default; ``reach = -1`` means 1.75 below 8 parameters and off from 8 on."""
 
 from __future__ import annotations
 
@@ -75,8 +75,9 @@ def test_no_move_where_the_maximum_lies_near_or_the_model_holds_few_duels() -> N
     assert reach_toward(far, point, top, LOW, HIGH, 1.0, AUTO_REACH) is point
 
 
-def test_the_default_reaches_below_eight_parameters_only() -> None:
-    assert SamplerSpec.parse("duels", {}, "t").options["reach"] == -1.0
+def test_off_by_default_and_minus_one_reaches_below_eight_parameters_only() -> None:
+    assert SamplerSpec.parse("duels", {}, "t").options["reach"] == 0.0
+    assert SamplerSpec.parse("duels", {"reach": -1}, "t").options["reach"] == -1.0
     assert reach_in_effect(-1.0, 4) == AUTO_REACH == 1.75
     assert reach_in_effect(-1.0, MANY_PARAMETERS - 1) == AUTO_REACH
     assert reach_in_effect(-1.0, MANY_PARAMETERS) == 0.0
