@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from heurtune.tuning.samplers import duels
 from heurtune.tuning.samplers.quadratic import QuadraticModel
 from tests.helpers import ROOT, load_script
 
@@ -752,6 +753,34 @@ def test_a_distance_gate_answers_keep_where_the_models_maximum_lies_far() -> Non
     assert np.array_equal(m.distance_gated_answer(0.75, spread - 0.01)(model, low, high, top), keep)
     assert np.array_equal(m.distance_gated_answer(0.75, spread + 0.01)(model, low, high, top), own)
     assert {"keep-0.75-far-0.9", "keep-0.75-far-1.0"} <= set(m.VARIANTS)
+
+
+def test_reach_gated_rules_move_part_of_the_way_where_the_maximum_lies_far() -> None:
+    """``half-reach-B``: half of ``keep-0.75``'s move where the model's maximum lies B
+    times the prior's distance out (after 8 duels per coefficient); ``sure_reach`` reads
+    that distance off the posterior's draws (near the mean's on near-noiseless data);
+    ``reach-auto`` is the sampler's own ``reach = -1``."""
+    m = _module()
+    low, high = -2.0 * np.ones(2), 2.0 * np.ones(2)
+
+    def bowl(d):
+        return float(-2.0 * np.sum((d - 1.3) ** 2))
+
+    model = QuadraticModel(2)
+    _noiseless(model, bowl, np.random.default_rng(5))
+    top = model.argmax_mean(low, high, np.zeros(2))
+    assert np.linalg.norm(top) > 1.75  # 1.84: past the gate
+    own = m.unreached_answer(model, low, high, top)
+    keep = m.kept_answer(0.75)(model, low, high, top)
+    half = m.reach_gated_answer(0.75, 1.75, 0.5)(model, low, high, top)
+    assert np.allclose(half, own + 0.5 * (keep - own))
+    assert np.array_equal(m.reach_gated_answer(0.75, 2.0, 0.5)(model, low, high, top), own)
+    assert np.array_equal(m.reach_gated_answer(0.75, 1.75, 0.5, after=1e6)(model, low, high, top),
+                          own)  # the wait: fewer duels than that
+    assert 0.0 < np.linalg.norm(top) - m.sure_reach(model, low, high, top) < 0.1  # its 16%
+    auto = m.VARIANTS["reach-auto"].answer(model, low, high, top)
+    assert np.array_equal(auto, duels.reach_toward(model, own, top, low, high, 1.0, 1.75))
+    assert np.array_equal(m.VARIANTS["reach-off"].answer(model, low, high, top), own)
 
 
 def test_narrowing_on_the_guards_signal_and_forgetting_the_duels_that_span_it() -> None:

@@ -573,7 +573,7 @@ def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     prior = math.sqrt(model.start_elo / model.elo_per_range)
     if float(np.linalg.norm(centre)) < reach * prior:
         return point
-    best, best_mean, best_sd = model.recommend(low, high, z, centre)
+    _, best_mean, best_sd = model.recommend(low, high, z, centre)
     sure = best_mean - z * best_sd
     if sure <= 0.0:
         return point
