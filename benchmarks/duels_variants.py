@@ -212,6 +212,9 @@ Variants (each changes one thing):
 ``reach-auto`` / ``reach-off``
     ``current`` with ``reach = -1`` (1.75 below 8 parameters: the candidate of stop 60,
     not adopted) or ``reach = 0`` (the default: ``current`` itself).
+``reach-auto-scale-4``
+    ``reach-auto`` only where the curvature's empirical-Bayes scale (the model's
+    ``scale``) is at most 4: a broad search, whose scale is 16, left out.
 ``keep-0.75-far-0.9`` / ``keep-0.75-far-1.0``
     ``keep-0.75`` where the model's maximum (the duels' centre) lies at least 0.9 (1.0)
     radii from the baseline, root mean square per coordinate, else ``current``: bold
@@ -432,13 +435,17 @@ REACH = float(SAMPLERS["duels"].options["reach"].default)  # likewise
 unreached_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)
 
 
-def reached_answer(option: float) -> Answer:
+def reached_answer(option: float, max_scale: float = math.inf) -> Answer:
     """:data:`unreached_answer` moved toward the model's maximum where that lies far
-    from the baseline (``duels.reach_toward``, the ``reach`` option at ``option``)."""
+    from the baseline (``duels.reach_toward``, the ``reach`` option at ``option``), and
+    only where the curvature's empirical-Bayes scale is at most ``max_scale``."""
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
-        return duels.reach_toward(model, unreached_answer(model, low, high, centre), centre,
-                                  low, high, Z, duels.reach_in_effect(option, model.dim))
+        point = unreached_answer(model, low, high, centre)
+        if model.scale > max_scale:
+            return point
+        return duels.reach_toward(model, point, centre, low, high, Z,
+                                  duels.reach_in_effect(option, model.dim))
     return answer
 
 
@@ -920,6 +927,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "keep-0.95": Variant(answer=kept_answer(0.95)),
             "reach-auto": Variant(answer=reached_answer(-1.0)),
             "reach-off": Variant(answer=reached_answer(0.0)),
+            "reach-auto-scale-4": Variant(answer=reached_answer(-1.0, 4.0)),
             "keep-0.75-far-0.9": Variant(answer=distance_gated_answer(0.75, 0.9)),
             "keep-0.75-far-1.0": Variant(answer=distance_gated_answer(0.75, 1.0)),
             "keep-0.75-reach-1.5": Variant(answer=reach_gated_answer(0.75, 1.5)),

@@ -781,6 +781,9 @@ def test_reach_gated_rules_move_part_of_the_way_where_the_maximum_lies_far() -> 
     auto = m.VARIANTS["reach-auto"].answer(model, low, high, top)
     assert np.array_equal(auto, duels.reach_toward(model, own, top, low, high, 1.0, 1.75))
     assert np.array_equal(m.VARIANTS["reach-off"].answer(model, low, high, top), own)
+    assert model.scale <= 4.0  # a bowl of the prior's curvature: the scale gate lets it by
+    assert np.array_equal(m.VARIANTS["reach-auto-scale-4"].answer(model, low, high, top), auto)
+    assert np.array_equal(m.reached_answer(-1.0, model.scale / 2)(model, low, high, top), own)
 
 
 def test_narrowing_on_the_guards_signal_and_forgetting_the_duels_that_span_it() -> None:
