@@ -442,10 +442,11 @@ def reached_answer(option: float, max_scale: float = math.inf) -> Answer:
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
         point = unreached_answer(model, low, high, centre)
-        if model.scale > max_scale:
+        reach = duels.reach_in_effect(option, model.dim)
+        if model.scale > max_scale or reach <= 0.0:
             return point
-        return duels.reach_toward(model, point, centre, low, high, Z,
-                                  duels.reach_in_effect(option, model.dim))
+        _, mean, sd = model.recommend(low, high, Z, centre)
+        return duels.reach_toward(model, point, centre, mean - Z * sd, Z, reach)
     return answer
 
 
@@ -469,13 +470,7 @@ def kept_answer(share: float, above_prior: bool = False) -> Answer:
         if sure <= 0.0:
             return point
         floor = max(share * sure, model.start_elo if above_prior else 0.0)
-        top, top_mean = point, model.gain(point)[0]
-        for t in np.linspace(0.0, 1.0, 101)[1:]:
-            trial = point + t * (centre - point)
-            mean, sd = model.gain(trial)
-            if mean - Z * sd >= floor and mean > top_mean:
-                top, top_mean = trial, mean
-        return top
+        return duels.best_on_segment(model, point, centre, Z, floor=floor)
     return answer
 
 
@@ -764,21 +759,23 @@ def distance_gated_answer(share: float, bar: float) -> Answer:
 
 
 def reach_gated_answer(share: float, reach: float, fraction: float = 1.0,
-                       after: float = duels.AUTO_AFTER) -> Answer:
+                       after: float = duels.AUTO_AFTER, sure: bool = False) -> Answer:
     """``keep-S`` (:func:`kept_answer`) where the model's maximum ``centre`` lies at
     least ``reach`` times the prior's distance from the baseline (the distance at which
     a bowl of ``elo_per_range`` per unit squared is ``start_elo`` below its top; the
     origin of the model's coordinates) and the model holds ``after`` duels per
     coefficient, else the sampler's own answer; ``fraction``: move only that share of
-    the way from the sampler's answer to ``keep-S``'s."""
+    the way from the sampler's answer to ``keep-S``'s; ``sure``: the distance read off
+    the posterior's draws (:func:`sure_reach`), not off the mean's maximum."""
     keep = kept_answer(share)
 
     def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
                centre: np.ndarray) -> np.ndarray:
         point = unreached_answer(model, low, high, centre)
         prior = math.sqrt(model.start_elo / model.elo_per_range)
-        if (np.linalg.norm(centre) < reach * prior
-                or model.observations < after * n_features(len(centre))):
+        distance = (sure_reach(model, low, high, centre) if sure
+                    else float(np.linalg.norm(centre)))
+        if distance < reach * prior or model.observations < after * n_features(len(centre)):
             return point
         return point + fraction * (keep(model, low, high, centre) - point)
     return answer
@@ -808,22 +805,6 @@ def sure_reach(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
         grad = theta[:, :d] + np.einsum("kij,kj->ki", hess, x)
         x = np.clip(x + step[:, None] * grad, low, high)
     return float(np.quantile(np.linalg.norm(x, axis=1), quantile))
-
-
-def sure_reach_gated_answer(share: float, reach: float, fraction: float = 1.0) -> Answer:
-    """``keep-S`` (:func:`kept_answer`), ``fraction`` of the way from the sampler's own
-    answer, where the model surely puts its best point (:func:`sure_reach`) at least
-    ``reach`` times the prior's distance from the baseline, else the sampler's own."""
-    keep = kept_answer(share)
-
-    def answer(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
-               centre: np.ndarray) -> np.ndarray:
-        point = unreached_answer(model, low, high, centre)
-        prior = math.sqrt(model.start_elo / model.elo_per_range)
-        if sure_reach(model, low, high, centre) < reach * prior:
-            return point
-        return point + fraction * (keep(model, low, high, centre) - point)
-    return answer
 
 
 # The sampler's model as it was before 2026-11-24: one empirical-Bayes scale shared by
@@ -935,9 +916,9 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "keep-0.75-reach-2": Variant(answer=reach_gated_answer(0.75, 2.0)),
             "half-reach-1.5": Variant(answer=reach_gated_answer(0.75, 1.5, 0.5)),
             "half-reach-1.75": Variant(answer=reach_gated_answer(0.75, 1.75, 0.5)),
-            "keep-sure-1.5": Variant(answer=sure_reach_gated_answer(0.75, 1.5)),
-            "half-sure-1.5": Variant(answer=sure_reach_gated_answer(0.75, 1.5, 0.5)),
-            "half-sure-1.25": Variant(answer=sure_reach_gated_answer(0.75, 1.25, 0.5)),
+            "keep-sure-1.5": Variant(answer=reach_gated_answer(0.75, 1.5, after=0.0, sure=True)),
+            "half-sure-1.5": Variant(answer=reach_gated_answer(0.75, 1.5, 0.5, 0.0, True)),
+            "half-sure-1.25": Variant(answer=reach_gated_answer(0.75, 1.25, 0.5, 0.0, True)),
             "keep-0.5-prior": Variant(answer=kept_answer(0.5, True)),
             "keep-0.25-prior": Variant(answer=kept_answer(0.25, True)),
             "keep-0-prior": Variant(answer=kept_answer(0.0, True)),

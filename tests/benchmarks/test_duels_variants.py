@@ -779,7 +779,8 @@ def test_reach_gated_rules_move_part_of_the_way_where_the_maximum_lies_far() -> 
                           own)  # the wait: fewer duels than that
     assert 0.0 < np.linalg.norm(top) - m.sure_reach(model, low, high, top) < 0.1  # its 16%
     auto = m.VARIANTS["reach-auto"].answer(model, low, high, top)
-    assert np.array_equal(auto, duels.reach_toward(model, own, top, low, high, 1.0, 1.75))
+    _, mean, sd = model.recommend(low, high, 1.0, top)
+    assert np.array_equal(auto, duels.reach_toward(model, own, top, mean - sd, 1.0, 1.75))
     assert np.array_equal(m.VARIANTS["reach-off"].answer(model, low, high, top), own)
     assert model.scale <= 4.0  # a bowl of the prior's curvature: the scale gate lets it by
     assert np.array_equal(m.VARIANTS["reach-auto-scale-4"].answer(model, low, high, top), auto)

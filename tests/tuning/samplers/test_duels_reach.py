@@ -38,21 +38,22 @@ def far_posterior(top: float = 1.8, g_var: float = 2.0) -> QuadraticModel:
     return model
 
 
-def answers(model: QuadraticModel) -> tuple[np.ndarray, np.ndarray]:
+def answers(model: QuadraticModel) -> tuple[np.ndarray, np.ndarray, float]:
+    """The model's maximum, the point of highest lower bound and that bound."""
     top = model.argmax_mean(LOW, HIGH, np.zeros(2))
-    return top, model.recommend(LOW, HIGH, 1.0, top)[0]
+    point, mean, sd = model.recommend(LOW, HIGH, 1.0, top)
+    return top, point, mean - sd
 
 
 def test_a_far_maximum_pulls_the_answer_half_way_to_what_keeps_the_bound() -> None:
     model = far_posterior()
-    top, point = answers(model)
+    top, point, sure = answers(model)
     assert top[0] == pytest.approx(1.8, abs=1e-3)
     assert 0.0 < point[0] < 1.5  # the lower bound stops short of the maximum
-    moved = reach_toward(model, point, top, LOW, HIGH, 1.0, AUTO_REACH, after=0.0)
+    moved = reach_toward(model, point, top, sure, 1.0, AUTO_REACH, after=0.0)
     assert point[0] < moved[0] < top[0]
     assert model.gain(moved)[0] > model.gain(point)[0]
     # half way to the farthest point of the segment whose bound keeps 3/4 of the best
-    sure = model.gain(point)[0] - model.gain(point)[1]
     kept = point + (moved - point) / REACH_MOVE
     mean, sd = model.gain(kept)
     assert mean - sd >= REACH_KEEP * sure - 1e-9
@@ -64,15 +65,15 @@ def test_a_far_maximum_pulls_the_answer_half_way_to_what_keeps_the_bound() -> No
 
 def test_no_move_where_the_maximum_lies_near_or_the_model_holds_few_duels() -> None:
     near = far_posterior(top=1.5)  # 1.5 times the prior's distance: under 1.75
-    top, point = answers(near)
-    assert reach_toward(near, point, top, LOW, HIGH, 1.0, AUTO_REACH, after=0.0) is point
-    assert reach_toward(near, point, top, LOW, HIGH, 1.0, 1.4, after=0.0) is not point
+    top, point, sure = answers(near)
+    assert reach_toward(near, point, top, sure, 1.0, AUTO_REACH, after=0.0) is point
+    assert reach_toward(near, point, top, sure, 1.0, 1.4, after=0.0) is not point
     far = far_posterior()
-    top, point = answers(far)
-    assert reach_toward(far, point, top, LOW, HIGH, 1.0, 0.0, after=0.0) is point  # off
+    top, point, sure = answers(far)
+    assert reach_toward(far, point, top, sure, 1.0, 0.0, after=0.0) is point  # off
     # the wait: 8 duels per coefficient (this posterior was set by hand: none)
     assert far.observations == 0
-    assert reach_toward(far, point, top, LOW, HIGH, 1.0, AUTO_REACH) is point
+    assert reach_toward(far, point, top, sure, 1.0, AUTO_REACH) is point
 
 
 def test_off_by_default_and_minus_one_reaches_below_eight_parameters_only() -> None:

@@ -483,16 +483,16 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
 
 
 def best_on_segment(model: QuadraticModel, start: np.ndarray, end: np.ndarray,
-                    z: float, move_sd: float = 0.0) -> np.ndarray:
+                    z: float, move_sd: float = 0.0, floor: float = 0.0) -> np.ndarray:
     """The point of highest mean gain over the baseline on the segment ``start`` ..
-    ``end`` (in 100 steps) whose lower bound ``mean - z sd`` is positive, or ``start``
-    itself where none beats its mean. ``move_sd``: only points whose mean gain over
-    ``start`` itself lies that many sd above zero (0: any)."""
+    ``end`` (in 100 steps) whose lower bound ``mean - z sd`` lies above ``floor`` (0:
+    positive), or ``start`` itself where none beats its mean. ``move_sd``: only points
+    whose mean gain over ``start`` itself lies that many sd above zero (0: any)."""
     best, best_mean = start, model.gain(start)[0]
     for t in np.linspace(0.0, 1.0, 101)[1:]:
         trial = start + t * (end - start)
         mean, sd = model.gain(trial)
-        if mean - z * sd > 0.0 and mean > best_mean:
+        if mean - z * sd > floor and mean > best_mean:
             if move_sd > 0.0:
                 step, step_sd = model.difference(trial, start)
                 if step < move_sd * step_sd:
@@ -543,16 +543,17 @@ def reach_in_effect(option: float, dim: int) -> float:
 
 
 def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
-                 low: np.ndarray, high: np.ndarray, z: float, reach: float,
-                 after: float = AUTO_AFTER) -> np.ndarray:
+                 sure: float, z: float, reach: float, after: float = AUTO_AFTER
+                 ) -> np.ndarray:
     """The answer ``point`` moved toward the model's maximum ``centre`` where the data
     put that maximum far from the baseline: at least ``reach`` times the prior's
     distance (``sqrt(start_elo / elo_per_range)``, where a bowl of the prior's
     curvature lies ``start_elo`` below its top), once the model holds ``after`` duels
     per coefficient. Then the answer moves :data:`REACH_MOVE` of the way to the point of
     highest mean gain on the segment to ``centre`` whose lower bound on the gain over
-    the baseline keeps :data:`REACH_KEEP` of the highest lower bound in the box (0 for
-    ``reach``: ``point`` itself).
+    the baseline keeps :data:`REACH_KEEP` of ``sure``, the highest lower bound in the
+    box (``QuadraticModel.recommend``'s, which the caller has; 0 for ``reach``:
+    ``point`` itself).
 
     Why: far from the baseline the lower bound's sd is mostly the model's extrapolation
     back to the baseline, which grows as the answer moves toward the maximum, so the
@@ -571,18 +572,9 @@ def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     if reach <= 0.0 or model.observations < after * n_features(model.dim):
         return point
     prior = math.sqrt(model.start_elo / model.elo_per_range)
-    if float(np.linalg.norm(centre)) < reach * prior:
+    if float(np.linalg.norm(centre)) < reach * prior or sure <= 0.0:
         return point
-    _, best_mean, best_sd = model.recommend(low, high, z, centre)
-    sure = best_mean - z * best_sd
-    if sure <= 0.0:
-        return point
-    top, top_mean = point, model.gain(point)[0]
-    for t in np.linspace(0.0, 1.0, 101)[1:]:
-        trial = point + t * (centre - point)
-        mean, sd = model.gain(trial)
-        if mean - z * sd >= REACH_KEEP * sure and mean > top_mean:
-            top, top_mean = trial, mean
+    top = best_on_segment(model, point, centre, z, floor=REACH_KEEP * sure)
     if top is point:
         return point
     moved: np.ndarray = point + REACH_MOVE * (top - point)
@@ -661,7 +653,7 @@ class DuelsSampler(DuelSampler):
                                  curved_only=o["edge_answer"] == "curved",
                                  move_sd=o["edge_move_sd"])
         moved = step_toward(self.model, moved, self._centre, o["z"], o["step_sd"])
-        moved = reach_toward(self.model, moved, self._centre, self.low, self.high, o["z"],
+        moved = reach_toward(self.model, moved, self._centre, mean - o["z"] * sd, o["z"],
                              reach_in_effect(o["reach"], self.box.dim))
         if moved is not point:
             point = moved
