@@ -443,14 +443,15 @@ def reached_answer(option: float, max_scale: float = math.inf) -> Answer:
                centre: np.ndarray) -> np.ndarray:
         point = unreached_answer(model, low, high, centre)
         reach = duels.reach_in_effect(option, model.dim)
-        if model.scale > max_scale or reach <= 0.0:
+        if reach <= 0.0:
             return point
         _, mean, sd = model.recommend(low, high, Z, centre)
-        return duels.reach_toward(model, point, centre, mean - Z * sd, Z, reach)
+        return duels.reach_toward(model, point, centre, mean - Z * sd, Z, reach,
+                                  max_scale=max_scale)
     return answer
 
 
-current_answer = reached_answer(REACH)  # the sampler's own answer
+current_answer = reached_answer(REACH, duels.REACH_MAX_SCALE)  # the sampler's own answer
 
 
 def kept_answer(share: float, above_prior: bool = False) -> Answer:
@@ -908,7 +909,7 @@ VARIANTS = {"current": Variant(), "shifted": Variant(points=shifted_points),
             "keep-0.95": Variant(answer=kept_answer(0.95)),
             "reach-auto": Variant(answer=reached_answer(-1.0)),
             "reach-off": Variant(answer=reached_answer(0.0)),
-            "reach-auto-scale-4": Variant(answer=reached_answer(-1.0, 4.0)),
+            "reach-auto-scale-4": Variant(answer=reached_answer(-1.0, duels.REACH_MAX_SCALE)),
             "keep-0.75-far-0.9": Variant(answer=distance_gated_answer(0.75, 0.9)),
             "keep-0.75-far-1.0": Variant(answer=distance_gated_answer(0.75, 1.0)),
             "keep-0.75-reach-1.5": Variant(answer=reach_gated_answer(0.75, 1.5)),

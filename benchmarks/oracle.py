@@ -175,7 +175,9 @@ FULL_EXTRA = [
     Config("duels-narrow-below", "duels", 16, 64_000, {"narrow_below": 3.0}),
     # the answer moved toward a far maximum (reach = -1: 1.75 times the prior's distance
     # below 8 parameters): stop 60's candidate, not adopted ("How far the model's maximum
-    # lies"; its runs were made as "duels" while it was the default under test)
+    # lies"; its runs were made as "duels" while it was the default under test); since
+    # stop 61 only where the curvature's empirical-Bayes scale is at most 4 ("The scale
+    # gate")
     Config("duels-reach", "duels", 16, 64_000, {"reach": -1.0}),
     Config("duels-narrow-below-2", "duels", 16, 64_000, {"narrow_below": 2.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),

@@ -15,6 +15,7 @@ from heurtune.tuning.samplers.duels import (
     AUTO_REACH,
     MANY_PARAMETERS,
     REACH_KEEP,
+    REACH_MAX_SCALE,
     REACH_MOVE,
     reach_in_effect,
     reach_toward,
@@ -74,6 +75,19 @@ def test_no_move_where_the_maximum_lies_near_or_the_model_holds_few_duels() -> N
     # the wait: 8 duels per coefficient (this posterior was set by hand: none)
     assert far.observations == 0
     assert reach_toward(far, point, top, sure, 1.0, AUTO_REACH) is point
+
+
+def test_no_move_where_the_curvature_scale_says_a_broad_search() -> None:
+    far = far_posterior()
+    top, point, sure = answers(far)
+    assert far.scale <= REACH_MAX_SCALE == 4.0
+    assert reach_toward(far, point, top, sure, 1.0, AUTO_REACH, after=0.0) is not point
+    far.scale = 2.0 * REACH_MAX_SCALE  # the empirical-Bayes scale a broad search lifts
+    assert reach_toward(far, point, top, sure, 1.0, AUTO_REACH, after=0.0) is point
+    far.scale = REACH_MAX_SCALE  # at most the gate: the move stands
+    assert reach_toward(far, point, top, sure, 1.0, AUTO_REACH, after=0.0) is not point
+    assert reach_toward(far, point, top, sure, 1.0, AUTO_REACH, after=0.0,
+                        max_scale=1.0) is point
 
 
 def test_off_by_default_and_minus_one_reaches_below_eight_parameters_only() -> None:

@@ -126,6 +126,12 @@ AUTO_20261127 = 0.0  # edge_prior's automatic of 2026-11-27 (above)
 AUTO_REACH = 1.75
 REACH_KEEP = 0.75
 REACH_MOVE = 0.5
+# ... and only where the curvature's empirical-Bayes scale (``QuadraticModel.scale``) is
+# at most REACH_MAX_SCALE: a broad search lifts it to 16 (the stand-in's ``broad``, 12 of
+# 12 seeds at 4,000 games), where the quadratic model is not yet the bowl the move
+# trusts; ``far`` keeps it at 1 to 4 (stop 61, docs/results/optimisers.md, "The scale
+# gate").
+REACH_MAX_SCALE = 4.0
 
 # the radius that tune's guard sentence and screen's lopsided weights name for a weight
 # that falls off steeply beside a good baseline: on both real Morris fine boxes it
@@ -543,17 +549,18 @@ def reach_in_effect(option: float, dim: int) -> float:
 
 
 def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
-                 sure: float, z: float, reach: float, after: float = AUTO_AFTER
-                 ) -> np.ndarray:
+                 sure: float, z: float, reach: float, after: float = AUTO_AFTER,
+                 max_scale: float = REACH_MAX_SCALE) -> np.ndarray:
     """The answer ``point`` moved toward the model's maximum ``centre`` where the data
     put that maximum far from the baseline: at least ``reach`` times the prior's
-    distance (``sqrt(start_elo / elo_per_range)``, where a bowl of the prior's
-    curvature lies ``start_elo`` below its top), once the model holds ``after`` duels
-    per coefficient. Then the answer moves :data:`REACH_MOVE` of the way to the point of
-    highest mean gain on the segment to ``centre`` whose lower bound on the gain over
-    the baseline keeps :data:`REACH_KEEP` of ``sure``, the highest lower bound in the
-    box (``QuadraticModel.recommend``'s, which the caller has; 0 for ``reach``:
-    ``point`` itself).
+    distance (``sqrt(start_elo / elo_per_range)``, where a bowl of the prior's curvature
+    lies ``start_elo`` below its top), once the model holds ``after`` duels per
+    coefficient, and only where the curvature's empirical-Bayes scale is at most
+    ``max_scale`` (a broad search's is larger). Then the answer moves :data:`REACH_MOVE`
+    of the way to the point of highest mean gain on the segment to ``centre`` whose
+    lower bound on the gain over the baseline keeps :data:`REACH_KEEP` of ``sure``, the
+    highest lower bound in the box (``QuadraticModel.recommend``'s, which the caller
+    has; 0 for ``reach``: ``point`` itself).
 
     Why: far from the baseline the lower bound's sd is mostly the model's extrapolation
     back to the baseline, which grows as the answer moves toward the maximum, so the
@@ -569,7 +576,8 @@ def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     (1.14 times the centred case's, which it leaves within 0.03 Elo), at a price of
     0.05 Elo in ``far`` at 32,000 games and, in one ``broad`` seed of 96, 13 Elo at
     4,000 games: off by default."""
-    if reach <= 0.0 or model.observations < after * n_features(model.dim):
+    if (reach <= 0.0 or model.scale > max_scale
+            or model.observations < after * n_features(model.dim)):
         return point
     prior = math.sqrt(model.start_elo / model.elo_per_range)
     if float(np.linalg.norm(centre)) < reach * prior or sure <= 0.0:
