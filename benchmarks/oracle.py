@@ -179,6 +179,8 @@ FULL_EXTRA = [
     # stop 61 only where the curvature's empirical-Bayes scale is at most 4 ("The scale
     # gate")
     Config("duels-reach", "duels", 16, 64_000, {"reach": -1.0}),
+    # ... and without the move (the default until stop 61)
+    Config("duels-reach-off", "duels", 16, 64_000, {"reach": 0.0}),
     Config("duels-narrow-below-2", "duels", 16, 64_000, {"narrow_below": 2.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
     Config("spsa-8", "spsa", 8, 100_000),

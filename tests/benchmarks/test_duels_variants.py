@@ -759,7 +759,8 @@ def test_reach_gated_rules_move_part_of_the_way_where_the_maximum_lies_far() -> 
     """``half-reach-B``: half of ``keep-0.75``'s move where the model's maximum lies B
     times the prior's distance out (after 8 duels per coefficient); ``sure_reach`` reads
     that distance off the posterior's draws (near the mean's on near-noiseless data);
-    ``reach-auto`` is the sampler's own ``reach = -1``."""
+    ``reach-auto`` is stop 60's ``reach = -1``, ``reach-auto-scale-4`` the sampler's own
+    (the default since stop 61: only where the curvature's scale is at most 4)."""
     m = _module()
     low, high = -2.0 * np.ones(2), 2.0 * np.ones(2)
 
@@ -785,6 +786,7 @@ def test_reach_gated_rules_move_part_of_the_way_where_the_maximum_lies_far() -> 
     assert model.scale <= 4.0  # a bowl of the prior's curvature: the scale gate lets it by
     assert np.array_equal(m.VARIANTS["reach-auto-scale-4"].answer(model, low, high, top), auto)
     assert np.array_equal(m.reached_answer(-1.0, model.scale / 2)(model, low, high, top), own)
+    assert np.array_equal(m.current_answer(model, low, high, top), auto)
 
 
 def test_narrowing_on_the_guards_signal_and_forgetting_the_duels_that_span_it() -> None:

@@ -261,11 +261,11 @@ def test_a_record_of_an_older_study_means_the_former_default() -> None:
     assert spec.resuming({**spec.recorded(), "edge_prior": 0.0}).options["edge_prior"] == 0.0
     assert spec.resuming({"z": 1.0}).options["edge_prior"] == 1.0
     set_four = SamplerSpec.parse("duels", {"edge_prior": 4.0}, "t")
-    # (such a record lacks ``narrow``, ``narrow_from``, ``guard_z`` and ``guard_record``
-    # too, which such studies ran without: stops 48, 49, 50 and 56)
+    # (such a record lacks ``narrow``, ``narrow_from``, ``guard_z``, ``guard_record`` and
+    # ``reach`` too, which such studies ran without: stops 48, 49, 50, 56 and 61)
     assert set_four.resuming({}).options == {**set_four.options, "narrow": 0.0,
                                              "narrow_from": 0.0, "guard_z": 0.0,
-                                             "guard_record": 0.0}
+                                             "guard_record": 0.0, "reach": 0.0}
     # only a value that was a default in its day is kept: a study that set 4 and a
     # file that no longer does is a change (the study records it), and a file that
     # sets the new default explicitly has it
@@ -274,5 +274,5 @@ def test_a_record_of_an_older_study_means_the_former_default() -> None:
     assert explicit.resuming({**spec.recorded(), "edge_prior": 0.0}) is explicit
     assert explicit.resuming({}).options == {**explicit.options, "narrow": 0.0,
                                              "narrow_from": 0.0, "guard_z": 0.0,
-                                             "guard_record": 0.0}
+                                             "guard_record": 0.0, "reach": 0.0}
     assert spec.given_names == frozenset() and explicit.given_names == {"edge_prior"}

@@ -2,7 +2,8 @@
 the model's maximum lies ``reach`` times the prior's distance from the baseline or
 farther, once the model holds 8 duels per coefficient, half way to the point of
 highest mean gain on the segment to the maximum that keeps 3/4 of the highest lower
-bound. Off by default; ``reach = -1`` means 1.75 below 8 parameters and off from 8 on."""
+bound, and only where the curvature's empirical-Bayes scale is at most 4. The default,
+``reach = -1``, means 1.75 below 8 parameters and off from 8 on."""
 
 from __future__ import annotations
 
@@ -90,8 +91,15 @@ def test_no_move_where_the_curvature_scale_says_a_broad_search() -> None:
                         max_scale=1.0) is point
 
 
-def test_off_by_default_and_minus_one_reaches_below_eight_parameters_only() -> None:
-    assert SamplerSpec.parse("duels", {}, "t").options["reach"] == 0.0
+def test_on_by_default_below_eight_parameters_and_older_studies_keep_it_off() -> None:
+    assert SamplerSpec.parse("duels", {}, "t").options["reach"] == -1.0
+    # a study recorded before the option, or with it off by the day's default, resumed
+    # by a file that does not set it goes on without it; one that set it keeps the file's
+    assert SamplerSpec.from_record("duels", {"z": 1.0}, "t").options["reach"] == 0.0
+    fresh = SamplerSpec.parse("duels", {}, "file")
+    assert fresh.resuming({"z": 1.0}).options["reach"] == 0.0
+    assert fresh.resuming({"reach": 0.0}).options["reach"] == 0.0
+    assert fresh.resuming({"reach": 2.0}).options["reach"] == -1.0
     assert SamplerSpec.parse("duels", {"reach": -1}, "t").options["reach"] == -1.0
     assert reach_in_effect(-1.0, 4) == AUTO_REACH == 1.75
     assert reach_in_effect(-1.0, MANY_PARAMETERS - 1) == AUTO_REACH

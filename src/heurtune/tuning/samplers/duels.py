@@ -115,14 +115,16 @@ AUTO_SLOPE_Z = 1.0
 AUTO = -1.0  # edge_prior's default: automatic (above)
 AUTO_20261127 = 0.0  # edge_prior's automatic of 2026-11-27 (above)
 
-# ``reach`` (off by default): where the model's maximum lies ``reach`` times the prior's
-# distance from the baseline or farther, the answer moves REACH_MOVE of the way toward
-# the point that keeps REACH_KEEP of the highest lower bound (:func:`reach_toward`).
-# ``reach = -1`` means AUTO_REACH below MANY_PARAMETERS and off from there on: in 12
-# parameters the model's maximum strays that far by noise alone (the oracle's ``twelve``
-# paid +0.13 Elo at 32,000 games). Not the default: the rule written before its runs
-# asked every shape's price to stay below 0.1 Elo, and one ``broad`` seed of 96 lost 13
-# Elo at 4,000 games (docs/results/optimisers.md, "How far the model's maximum lies").
+# ``reach``: where the model's maximum lies ``reach`` times the prior's distance from the
+# baseline or farther, the answer moves REACH_MOVE of the way toward the point that keeps
+# REACH_KEEP of the highest lower bound (:func:`reach_toward`). ``reach = -1``, the
+# default since stop 61, means AUTO_REACH below MANY_PARAMETERS and off from there on: in
+# 12 parameters the model's maximum strays that far by noise alone (the oracle's
+# ``twelve`` paid +0.13 Elo at 32,000 games). Stop 60's rule kept it off by default (one
+# ``broad`` seed of 96 lost 13 Elo at 4,000 games: "How far the model's maximum lies");
+# with the scale gate below, stop 61's rule, on fresh seeds, made it the default
+# (docs/results/optimisers.md, "The scale gate"). ``reach = 0``, the default until then,
+# is what studies recorded before it resume with.
 AUTO_REACH = 1.75
 REACH_KEEP = 0.75
 REACH_MOVE = 0.5
@@ -570,12 +572,13 @@ def reach_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     everywhere costs a landscape steeper on one side (``skewed``), whose duels look
     like ``far``'s but whose maximum lies near the baseline; the distance tells the two
     apart where nothing else measured did. Half the way: the full move overshoots with
-    the model's maximum late (+0.11 Elo in ``far`` at 32,000 games). Measured
-    (docs/results/optimisers.md, "How far the model's maximum lies"): with ``reach =
-    -1``, on 120 fresh seeds, ``far`` reaches 1 Elo in 9,380 games instead of 10,692
-    (1.14 times the centred case's, which it leaves within 0.03 Elo), at a price of
-    0.05 Elo in ``far`` at 32,000 games and, in one ``broad`` seed of 96, 13 Elo at
-    4,000 games: off by default."""
+    the model's maximum late (+0.11 Elo in ``far`` at 32,000 games). The scale gate: a
+    broad search's curvature scale is 16, its model not yet the bowl the move trusts
+    (without the gate one ``broad`` seed of 96 lost 13 Elo at 4,000 games). Measured
+    (docs/results/optimisers.md, "The scale gate"): with ``reach = -1``, the default, on
+    120 fresh seeds ``far`` reaches 1 Elo in 9,044 games instead of 10,966 (1.25 times the
+    centred case's, which it leaves within 0.03 Elo), at a price of 0.06 Elo in ``far``
+    at 32,000 games; ``broad`` never moved on 96 fresh seeds."""
     if (reach <= 0.0 or model.scale > max_scale
             or model.observations < after * n_features(model.dim)):
         return point

@@ -193,13 +193,13 @@ KINDS: tuple[SamplerKind, ...] = (
                                "mean gain rises, the lower bound stays positive and the step's "
                                "own mean gain lies this many sd above zero (in 4 parameters; "
                                "sqrt(d / 4) times that in d); 0: no step"),
-        "reach": Option(float, 0.0, 0.0, 100.0, special=(-1.0,),
+        "reach": Option(float, -1.0, 0.0, 100.0, special=(-1.0,),
                         help="answer: then, where the model's maximum lies this many times "
                              "the prior's distance from the baseline or farther (and the "
-                             "model holds 8 duels per coefficient), move half way toward "
-                             "the point of highest mean gain that keeps 3/4 of the highest "
-                             "lower bound (0: off; -1: 1.75 below 8 parameters, off from "
-                             "8 on)"),
+                             "model holds 8 duels per coefficient and its curvature's "
+                             "scale is at most 4), move half way toward the point of "
+                             "highest mean gain that keeps 3/4 of the highest lower bound "
+                             "(0: off; -1: 1.75 below 8 parameters, off from 8 on)"),
         "edge_answer": Option(str, "curved", choices=("curved", "always", "off"),
                               help="answer: where the model's maximum lies at the box's "
                                    "edge, move toward it (curved: only where the fitted "
@@ -250,11 +250,12 @@ KINDS: tuple[SamplerKind, ...] = (
         # whose studies were the first to record every option (0 that day); narrow: 0
         # (off) until stop 48, and no study recorded it before that stop; narrow_from: 0
         # (the bar narrow_z from the first held-out duel) until stop 49; guard_z: 0 (no
-        # guard) until stop 50; guard_record: 0 (no guard on the record) until stop 56
+        # guard) until stop 50; guard_record: 0 (no guard on the record) until stop 56;
+        # reach: 0 (no move toward a far maximum) until stop 61
         former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0, "guard_z": 0.0,
-                         "guard_record": 0.0},
+                         "guard_record": 0.0, "reach": 0.0},
         past_defaults={"edge_prior": (0.0,), "narrow": (0.0,), "narrow_from": (0.0,),
-                       "guard_z": (0.0,), "guard_record": (0.0,)}),
+                       "guard_z": (0.0,), "guard_record": (0.0,), "reach": (0.0,)}),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {
