@@ -174,10 +174,10 @@ FULL_EXTRA = [
     # fresh seeds)
     Config("duels-narrow-below", "duels", 16, 64_000, {"narrow_below": 3.0}),
     # the answer moved toward a far maximum (reach = -1: 1.75 times the prior's distance
-    # below 8 parameters): stop 60's candidate, not adopted ("How far the model's maximum
-    # lies"; its runs were made as "duels" while it was the default under test); since
-    # stop 61 only where the curvature's empirical-Bayes scale is at most 4 ("The scale
-    # gate")
+    # below 8 parameters), since stop 61 only where the curvature's empirical-Bayes scale
+    # is at most 4: the default since stop 61 ("The scale gate"); without that gate,
+    # stop 60's candidate, not adopted ("How far the model's maximum lies"; its runs were
+    # made as "duels" while it was the default under test)
     Config("duels-reach", "duels", 16, 64_000, {"reach": -1.0}),
     # ... and without the move (the default until stop 61)
     Config("duels-reach-off", "duels", 16, 64_000, {"reach": 0.0}),
