@@ -286,7 +286,10 @@ def test_a_killed_worker_behind_the_proxy_is_retried(tmp_path) -> None:
     from tests.tuning.study.test_workers import study_file as slow_study
 
     db = f"sqlite:///{tmp_path / 'k.db'}"
-    sf = slow_study(tmp_path, pairs=300, depth=7)  # trials of seconds, to kill in
+    # trials of several seconds to kill in: at depth 7 a trial took about 1.5 s on a
+    # fast 2-core machine and once finished before the poll below saw its weights
+    # (depth 10: about 6 s there)
+    sf = slow_study(tmp_path, pairs=300, depth=10)
     env = {"HEURTUNE_HEARTBEAT": "1", "HEURTUNE_GRACE": "3"}
     with proxy(db, env=env) as (url, _):
         code, _, err = finish(worker(sf, url, "--trials", "1", env=env))

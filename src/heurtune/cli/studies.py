@@ -67,6 +67,7 @@ class Tune(Command):
             gain_text,
             params_text,
             positions_text,
+            reach_text,
         )
 
         sf = load_study_file(args.study_file)
@@ -121,6 +122,9 @@ class Tune(Command):
             fit = fit_text(found.detail)
             if fit:
                 print(f"{found.label}: {fit}")
+            reach = reach_text(found.detail)
+            if reach:
+                print(f"{found.label}: {reach}")
             bounds = bounds_text(found.detail, len(found.params))
             if bounds:
                 print(f"{found.label}: {bounds}")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.errors import HeurtuneError
-from heurtune.tuning.samplers import SamplerSpec
+from heurtune.tuning.samplers import DuelsSampler, SamplerSpec
 from heurtune.tuning.samplers.duels import (
     AUTO_REACH,
     MANY_PARAMETERS,
@@ -22,6 +23,8 @@ from heurtune.tuning.samplers.duels import (
     reach_toward,
 )
 from heurtune.tuning.samplers.quadratic import QuadraticModel
+from heurtune.tuning.views import reach_text, study_facts
+from tests.tuning.samplers.test_samplers import oracle_study, run_oracle
 
 LOW, HIGH = -2.0 * np.ones(2), 2.0 * np.ones(2)
 
@@ -108,3 +111,28 @@ def test_on_by_default_below_eight_parameters_and_older_studies_keep_it_off() ->
     assert SamplerSpec.parse("duels", {"reach": 2.0}, "t").options["reach"] == 2.0
     with pytest.raises(HeurtuneError, match="reach"):
         SamplerSpec.parse("duels", {"reach": -0.5}, "t")
+
+
+def test_a_far_study_records_the_move_and_says_it(oracle, tmp_path) -> None:
+    """On the oracle's ``far`` (the baseline 10 Elo below, 4 parameters), 8,000 games:
+    the default's answer moved toward the far maximum, recorded as ``reached`` and said
+    in one sentence (``status``'s answer row; ``tune`` prints the same sentence); with
+    ``reach = 0`` the same duels answer the point of highest lower bound, nearer the
+    baseline by the model's mean gain, and nothing is said."""
+    study, base = run_oracle(oracle_study(tmp_path, "far", "duels", 16, 1), 8000, 1)
+    trials = study.get_trials(deepcopy=False)
+    options = SamplerSpec.parse("duels", study.user_attrs["sampler"]["options"], "t").options
+    assert options["reach"] == -1.0  # the default, recorded
+    space, baseline = base.heuristic_obj.space, dict(base.params)
+    on = DuelsSampler(space, baseline, dict(options), 0, 0).answer(trials)
+    off = DuelsSampler(space, baseline, {**options, "reach": 0.0}, 0, 0).answer(trials)
+    assert on["reached"] and not off["reached"] and on["reach"] == -1.0
+    assert on["params"] != off["params"]
+    assert on["model_gain"] > off["model_gain"]
+    case = CASES["far"]
+    assert loss(case, on["params"]) < loss(case, off["params"])  # nearer the optimum here
+    assert "toward the model's maximum" in reach_text(on) and "reach = 0" in reach_text(on)
+    assert reach_text(off) == "" and reach_text({**on, "is_baseline": True}) == ""
+    assert reach_text({"model_gain": 1.0}) == ""  # a record of before 2026-11-29
+    row = next(value for name, value in study_facts(study, None) if name.startswith("answer"))
+    assert row.endswith(reach_text(on))

@@ -162,9 +162,11 @@ def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None:
 @pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
 def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'kill.db'}"
-    # depth 7: a trial of a few seconds to kill in (at depth 2 it took ~1.5 s, and
-    # once finished before a loaded CI machine's poll saw it running)
-    sf = study_file(tmp_path, pairs=300, depth=7)
+    # a deep search: a trial of a few seconds to kill in (at depth 2 it took ~1.5 s, and
+    # once finished before a loaded CI machine's poll saw it running; depth 7 took about
+    # 1.5 s on a fast machine, where the proxy's twin of this test once missed it; depth
+    # 10 about 6 s there)
+    sf = study_file(tmp_path, pairs=300, depth=10)
     env = {"HEURTUNE_HEARTBEAT": "1", "HEURTUNE_GRACE": "3"}
     code, _, err = finish(worker(sf, url, "--trials", "1", env=env))
     assert code == 0, err

@@ -612,6 +612,7 @@ class DuelsSampler(DuelSampler):
         self.radius: float = o["radius"]
         self.narrowed_at: int | None = None
         self.narrowed_bar: float | None = None  # the bar it cleared (None: not recorded)
+        self.reached = False  # whether the latest answer moved toward a far maximum (reach)
 
     def update(self, trials: Sequence[FrozenTrial], every: bool = False) -> None:
         """Add the duels completed since the last call and refit (``every``: even
@@ -664,8 +665,10 @@ class DuelsSampler(DuelSampler):
                                  curved_only=o["edge_answer"] == "curved",
                                  move_sd=o["edge_move_sd"])
         moved = step_toward(self.model, moved, self._centre, o["z"], o["step_sd"])
+        stepped = moved
         moved = reach_toward(self.model, moved, self._centre, mean - o["z"] * sd, o["z"],
                              reach_in_effect(o["reach"], self.box.dim))
+        self.reached = moved is not stepped
         if moved is not point:
             point = moved
             mean, sd = self.model.gain(point)
@@ -747,15 +750,19 @@ class DuelsSampler(DuelSampler):
         of ``measured_games`` games; None where none played near this answer
         yet, or it is the baseline itself, ``is_baseline``; ``held_out``: every
         held-out duel; ``beyond_bounds``: the parameters whose best may lie beyond
-        the box, :func:`~heurtune.tuning.samplers.quadratic.beyond_bounds`)."""
+        the box, :func:`~heurtune.tuning.samplers.quadratic.beyond_bounds`; ``reached``:
+        the answer moved half way toward a maximum the duels put far from the baseline,
+        :func:`reach_toward`)."""
         self.update(trials, every=True)
         point, mean, sd = self.recommend()
         params = self.baseline if not point.any() else self.box.from_unit(self.u0 + point)
         played = self.box.to_unit(params) - self.u0  # the answer as a held-out duel plays it
         m = measured_gain(self.held_out, played) if point.any() else None
         guarded = self.withdrawn(params, mean, sd, m) if point.any() else None
+        reached = self.reached and point.any()
         if guarded is not None:  # the measurement shows no gain: the baseline instead
             params, point, mean, sd, m = self.baseline, np.zeros_like(point), 0.0, 0.0, None
+            reached = False
         return {"params": params, "is_baseline": not point.any(),
                 "model_gain": mean, "model_gain_sd": sd,
                 "measured_gain": None if m is None else m.elo,
@@ -771,6 +778,7 @@ class DuelsSampler(DuelSampler):
                 "narrow_z": self.options["narrow_z"], "narrow_from": self.options["narrow_from"],
                 "narrow_below": self.options["narrow_below"], "guard_z": self.options["guard_z"],
                 "guard_record": self.options["guard_record"],
+                "reach": self.options["reach"], "reached": bool(reached),
                 **({GUARDED: guarded} if guarded is not None else {})}
 
     def guard(self, params: dict[str, Any], mean: float, sd: float,

@@ -100,6 +100,20 @@ def gain_text(detail: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def reach_text(detail: Mapping[str, Any]) -> str:
+    """One sentence where ``duels`` moved its answer toward a maximum the duels put
+    far from the baseline (its ``reach`` option, the default below 8 parameters; the
+    ``detail``'s ``reached``, recorded since 2026-11-29); empty where it did not. The
+    answer then lies beyond the point of highest lower bound, so its model-based sd is
+    wider: on the simulated oracle's ``far`` the move took games to 1 Elo from 10,966
+    to 9,044 (docs/results/optimisers.md, "The scale gate")."""
+    if not detail.get("reached") or detail.get("is_baseline"):
+        return ""
+    return ("the answer lies half way from the point of highest lower bound toward the "
+            "model's maximum, which the duels put far from the baseline (reach; "
+            "reach = 0 answers that point itself)")
+
+
 def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
     """The parameters an answer's ``detail`` says the best may lie beyond (its
     ``beyond_bounds``) as one sentence; empty when none. Where the range cannot be
@@ -344,9 +358,11 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
     gain = gain_text(answer.detail) if answer is not None else ""
     bounds = bounds_text(answer.detail, len(answer.params)) if answer is not None else ""
     fit = fit_text(answer.detail) if answer is not None else ""
+    reach = reach_text(answer.detail) if answer is not None else ""
     answer_row = ([(f"answer {answer.name}", params_text(answer.params)
                     + (f"; gain over the baseline: {gain}" if gain else "")
                     + (f"; {fit}" if fit else "")
+                    + (f"; {reach}" if reach else "")
                     + (f"; {bounds}" if bounds else ""))]
                   if answer is not None else [])
     return [
