@@ -109,9 +109,9 @@ def reach_text(detail: Mapping[str, Any]) -> str:
     to 9,044 (docs/results/optimisers.md, "The scale gate")."""
     if not detail.get("reached") or detail.get("is_baseline"):
         return ""
-    return ("the answer lies half way from the point of highest lower bound toward the "
-            "model's maximum, which the duels put far from the baseline (reach; "
-            "reach = 0 answers that point itself)")
+    return ("the answer moved toward the model's maximum, which the duels put far from "
+            "the baseline, past the point of highest lower bound (reach; reach = 0 "
+            "answers without the move)")
 
 
 def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
