@@ -210,11 +210,12 @@ Variants (each changes one thing):
     steeper on one side (``skewed``), if the duels can tell the two apart (they cannot:
     docs/results/optimisers.md, "Can the duels tell `far` from `skewed`?").
 ``reach-auto`` / ``reach-off``
-    ``current`` with ``reach = -1`` (1.75 below 8 parameters: the candidate of stop 60,
-    not adopted) or ``reach = 0`` (the default: ``current`` itself).
+    ``current`` with ``reach = -1`` without the scale gate (1.75 below 8 parameters:
+    the candidate of stop 60, not adopted) or ``reach = 0`` (the default until stop 61).
 ``reach-auto-scale-4``
     ``reach-auto`` only where the curvature's empirical-Bayes scale (the model's
-    ``scale``) is at most 4: a broad search, whose scale is 16, left out.
+    ``scale``) is at most 4: a broad search, whose scale is 16, left out (the default
+    since stop 61: ``current`` itself).
 ``keep-0.75-far-0.9`` / ``keep-0.75-far-1.0``
     ``keep-0.75`` where the model's maximum (the duels' centre) lies at least 0.9 (1.0)
     radii from the baseline, root mean square per coordinate, else ``current``: bold
@@ -430,8 +431,8 @@ NARROW_Z = float(SAMPLERS["duels"].options["narrow_z"].default)  # likewise
 NARROW_FROM = float(SAMPLERS["duels"].options["narrow_from"].default)  # likewise
 STEP_TRIED = 0.8  # the step's bar measured (step-0.8, step-flat, step-first)
 REACH = float(SAMPLERS["duels"].options["reach"].default)  # likewise
-# the sampler's answer without ``reach`` (its default, 0): every rule of the stand-in
-# measured before stop 60 starts from it
+# the sampler's answer without ``reach`` (``reach = 0``, the default until stop 61):
+# every rule of the stand-in measured before stop 60 starts from it
 unreached_answer = guarded_answer(EDGE_MOVE_SD, STEP_SD)
 
 

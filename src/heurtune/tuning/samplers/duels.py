@@ -7,9 +7,9 @@ lower confidence bound on the gain over the baseline is highest (the baseline
 itself until one is positive), moved toward the model's maximum where that lies
 at the box's edge, the fitted curvature supports it and the move's own gain is
 sure enough (:func:`toward_edges`), then stepped toward that maximum as far as
-the step's own gain is sure enough (:func:`step_toward`), and, with ``reach`` set,
-moved half way toward it where the data put it far from the baseline
-(:func:`reach_toward`).
+the step's own gain is sure enough (:func:`step_toward`), then, below 8 parameters
+(``reach``), moved half way toward it where the data put it far from the baseline
+and the fit is not a broad search's (:func:`reach_toward`).
 
 The model's gain of its answer is *model-based*: right where the landscape is
 quadratic, over-confident where it is not (on the simulated oracle's ``skewed``
@@ -542,8 +542,8 @@ def step_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray, z:
 
 
 def reach_in_effect(option: float, dim: int) -> float:
-    """What duels' ``reach`` option means in ``dim`` searched parameters: 0 (the
-    default, off) or a value as it is; ``-1`` as :data:`AUTO_REACH` below
+    """What duels' ``reach`` option means in ``dim`` searched parameters: 0 (off) or a
+    value as it is; ``-1`` (the default) as :data:`AUTO_REACH` below
     :data:`MANY_PARAMETERS`, 0 from there on."""
     if option == AUTO:
         return AUTO_REACH if dim < MANY_PARAMETERS else 0.0
@@ -653,9 +653,8 @@ class DuelsSampler(DuelSampler):
         moved toward the model's maximum where that lies at the box's edge and the
         move's own gain is sure enough (``edge_answer``, ``edge_move_sd``,
         :func:`toward_edges`), then stepped toward that maximum as far as the step's
-        own gain is sure enough (``step_sd``, :func:`step_toward`), and, with ``reach``
-        set, moved toward it where the data put it far from the baseline
-        (:func:`reach_toward`)."""
+        own gain is sure enough (``step_sd``, :func:`step_toward`), then moved toward it
+        where the data put it far from the baseline (``reach``, :func:`reach_toward`)."""
         o = self.options
         point, mean, sd = self.model.recommend(self.low, self.high, o["z"], self._centre)
         moved = point
@@ -759,7 +758,7 @@ class DuelsSampler(DuelSampler):
         played = self.box.to_unit(params) - self.u0  # the answer as a held-out duel plays it
         m = measured_gain(self.held_out, played) if point.any() else None
         guarded = self.withdrawn(params, mean, sd, m) if point.any() else None
-        reached = self.reached and point.any()
+        reached = self.reached  # (a move leaves the baseline: point is not zero)
         if guarded is not None:  # the measurement shows no gain: the baseline instead
             params, point, mean, sd, m = self.baseline, np.zeros_like(point), 0.0, 0.0, None
             reached = False
