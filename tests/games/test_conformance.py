@@ -27,19 +27,23 @@ import pytest
 from heurtune.engine.conformance import check_game
 from heurtune.engine.heuristic import heuristics
 from heurtune.engine.search import Searcher
-from heurtune.games import ONGOING, get_game
+from heurtune.games import ONGOING, PythonKernel, get_game
 from tests.helpers import builtin_games
 
 # heurtune's own games (plugins installed beside it have their own tests: the
-# examples' in tests/plugins, a user's in their package, with check_game)
+# examples' in tests/plugins, a user's in their package, with check_game); the
+# kernel checks below are for its numba kernels (chess is plain Python on
+# python-chess: the public check, and tests/games/test_chess.py)
 GAMES = builtin_games()
+KERNELS = [g for g in GAMES if not isinstance(get_game(g), PythonKernel)]
 RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
          "isolation": [{}],
          "gomoku": [{}, {"size": 7, "exact_five": 1}],
          # random Halma games only end at the ply limit (tests/test_halma.py plays
          # greedy games to real wins); short limits keep the suite fast
          "halma": [{"max_plies": 120}, {"chain_jumps": 0, "camp_rule": 1, "max_plies": 60,
-                                        "adjudicate": 0}]}
+                                        "adjudicate": 0}],
+         "chess": [{}, {"chess960": 1}]}
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -50,7 +54,7 @@ def test_the_public_check_passes(name: str) -> None:
 
 def test_every_game_declares_what_the_suite_checks() -> None:
     assert set(RULES) == set(GAMES), "add the new game's rule variants to RULES"
-    for name in GAMES:
+    for name in KERNELS:
         k = get_game(name)
         assert k.max_game_plies is not None and k.hash_from_scratch is not None
         assert k.live_length is not None and k.max_moves > 0
@@ -70,7 +74,7 @@ def _random_game(kernel, rules, rng, near_opening: bool):
     yield state, kernel.legal_moves(state)
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", KERNELS)
 def test_make_unmake_hash_bounds_and_length(name: str) -> None:
     kernel = get_game(name)
     rng = np.random.default_rng(20261122)
@@ -111,7 +115,7 @@ def _candidates(kernel, state):
     return [int(m) for m in buf[0, :n]]
 
 
-@pytest.mark.parametrize("name", GAMES)
+@pytest.mark.parametrize("name", KERNELS)
 def test_search_leaves_the_position_unchanged(name: str) -> None:
     kernel = get_game(name)
     rng = np.random.default_rng(7)

@@ -21,7 +21,8 @@ from tests.helpers import builtin_games, cli
 # cheap engines per game: depth 1 (Halma with a short ply limit: adjudicated)
 ENGINES = {"morris": ("morris:seed-ab", "morris:seed-ab"), "isolation": ("isolation:ab_open",
                                                                            "isolation:random"),
-           "gomoku": ("gomoku:seed", "gomoku:random"), "halma": ("halma:distance", "halma:random")}
+           "gomoku": ("gomoku:seed", "gomoku:random"), "halma": ("halma:distance", "halma:random"),
+           "chess": ("chess:material", "chess:random")}
 RULES = {"halma": {"max_plies": 120}}
 
 
@@ -84,7 +85,8 @@ def test_terminations_say_why() -> None:
     """Each game's own reasons (not the generic "won") on games played to the end."""
     expected = {"morris": ("fewer than 3 stones", "no legal move", "draw:"),
                 "isolation": ("no legal move",), "gomoku": ("five in a row", "board is full"),
-                "halma": ("target camp", "adjudicated", "draw:", "no legal move")}
+                "halma": ("target camp", "adjudicated", "draw:", "no legal move"),
+                "chess": ("won by checkmate", "draw by ")}
     rng = np.random.default_rng(3)
     for game in builtin_games():
         kernel = get_game(game)
@@ -139,7 +141,8 @@ def test_bad_record_files_are_one_error_line(recorded, tmp_path, capsys) -> None
         str(_write(tmp_path / "list.jsonl", [[1, 2]])): "line 1: a game record is a JSON object",
         str(_write(tmp_path / "nokey.jsonl", [good, {k: v for k, v in good.items()
                                                       if k != "moves"}])): "line 2: no 'moves'",
-        str(_write(tmp_path / "game.jsonl", [dict(good, game="chess")])): "unknown game 'chess'",
+        str(_write(tmp_path / "game.jsonl", [dict(good, game="xiangqi")])): "unknown game "
+                                                                             "'xiangqi'",
         str(_write(tmp_path / "nodes.jsonl", [dict(good, nodes=[1])])): "one whole number per move",
         str(_write(tmp_path / "illegal.jsonl", [illegal])): "game 0: ply 3 'a1' is not a legal",
     }

@@ -17,12 +17,14 @@ PERFT_BUDGET_S = 600.0  # a count the measured speed says takes longer is refuse
 
 class Perft(Command):
     name = "perft"
-    help = "count move sequences from the start position"
+    help = "count move sequences from the start position (or another: --position)"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("game")
         s.add_argument("depth", type=int)
         s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+        s.add_argument("--position", default="", metavar="TEXT",
+                       help="count from this position instead of the start (chess: a FEN)")
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.games import get_game
@@ -33,7 +35,7 @@ class Perft(Command):
             raise HeurtuneError(f"perft depth must be in [0, {MAX_PERFT_DEPTH}], "
                                 f"got {args.depth}")
         kernel = get_game(args.game)
-        state = kernel.new_state(rules(args.rule))
+        state = kernel.new_state(rules(args.rule), args.position)
         with compiling(f"the {args.game} perft"):
             counts = [interruptible(perft, kernel, min(args.depth, 1), state)]
         # the shallower counts first, until one takes long enough to time: the

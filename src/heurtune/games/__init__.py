@@ -8,7 +8,16 @@ registry (:mod:`heurtune.games.registry`): an entry point of group
 
 from __future__ import annotations
 
-from heurtune.games.base import DRAW, LOSS, ONGOING, WIN, GameKernel, RuleOption
+from heurtune.games.base import (
+    DRAW,
+    LOSS,
+    ONGOING,
+    WIN,
+    BookError,
+    BookLine,
+    GameKernel,
+    RuleOption,
+)
 from heurtune.games.python import PyState, PythonGame, PythonKernel, python_kernel
 from heurtune.games.registry import (
     ENTRY_POINT_GROUP,
@@ -27,6 +36,8 @@ __all__ = [
     "LOSS",
     "ONGOING",
     "WIN",
+    "BookError",
+    "BookLine",
     "GameEntry",
     "GameKernel",
     "PyState",

@@ -48,13 +48,37 @@ letter and a rank number, ``a1`` at the bottom left):
     why a finished game ended ("Black made five in a row"); the default says
     who won or that it was a draw, and when the side to move is stuck.
 
+Optional start-position hooks, for games whose openings may start elsewhere
+than the game's own start (chess: a FEN from an opening book, a Chess960
+arrangement); the defaults: every game starts from ``new_state(rules)``:
+
+``new_state_from(rules, text) -> state``
+    the position a text names (chess: a FEN), checked; a bad text raises
+    ``ValueError`` with the reason.
+``position_text(state) -> str``
+    the position as such a text (what an engine is sent as ``position fen``).
+``random_start(rng, rules) -> str``
+    a start position drawn with ``rng`` for a random opening ("" : the game's
+    own start; Chess960: one of its 960 arrangements).
+
+An optional book hook, ``book_reader(text, name, rules) -> list[BookLine]``,
+reads the game's own opening-book formats (chess: EPD and PGN, through
+python-chess); the default is :func:`read_move_lines` (a line of moves per
+opening), which every game reads.
+
+Optional notation hooks: ``parse_move(state, text) -> int`` reads a move
+without listing every legal move's notation (chess: python-chess's parser;
+default: compare the notation of every legal move) and ``record_move(state,
+move) -> str`` writes a move for a PGN record (chess: SAN; default: the
+game's notation).
+
 Search, match and tuning code only ever talk to this interface, so adding a
 game means writing one kernel module and registering it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -110,6 +134,40 @@ def grid_rows(ranks: int, files: int, char: Callable[[int, int], str]) -> list[s
     """``board_rows`` of a rectangular board: ``char(rank, file)`` for every cell
     (both counted from 0 at a1), the top rank first."""
     return ["".join(char(r, c) for c in range(files)) for r in range(ranks - 1, -1, -1)]
+
+
+@dataclass(frozen=True)
+class BookLine:
+    """One opening of an opening book as its game reads it: the line of the file
+    it starts on, its start position as text ("" : the game's own start) and its
+    moves in the game's notation. heurtune checks both (the start through
+    :attr:`GameKernel.new_state_from`, every move for legality)."""
+
+    line: int
+    start: str
+    moves: tuple[str, ...]
+
+
+class BookError(ValueError):
+    """An opening book a game cannot read: the line (1 is the first) and why."""
+
+    def __init__(self, line: int, reason: str) -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line = line
+        self.reason = reason
+
+
+def read_move_lines(text: str) -> list[BookLine]:
+    """The default opening-book format of every game: one opening per line, its
+    moves in the game's notation separated by spaces, from the game's start
+    (``d4 c2`` in Isolation). Blank lines and lines starting with ``#`` are
+    skipped."""
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split()
+        if words and not words[0].startswith("#"):
+            out.append(BookLine(number, "", tuple(words)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -173,6 +231,26 @@ class GameKernel:
     board_caption: Callable[[State], str] | None = None
     termination: Callable[[State], str] | None = None
     side_names: tuple[str, str] = ("first player", "second player")
+    # start-position and notation hooks (plain Python; see the module docstring)
+    new_state_from: Callable[[Mapping[str, int], str], State] | None = None
+    position_text: Callable[[State], str] | None = None
+    random_start: Callable[[Any, Mapping[str, int]], str] | None = None
+    move_parser: Callable[[State, str], int] | None = None
+    record_move: Callable[[State, int], str] | None = None
+    # engines in other processes: the protocol they speak unless their file says
+    # otherwise ("heurtune" or "uci"), and the UCI options the rules require of
+    # them (chess960 = 1: UCI_Chess960 = true)
+    engine_protocol: str = "heurtune"
+    engine_options: Callable[[Mapping[str, int]], Mapping[str, Any]] | None = None
+    # tags of a PGN record for games under ``rules`` from a start position's text
+    # ("" : the game's own); default: [Game "NAME"] (chess: SetUp/FEN, Variant)
+    record_tags: Callable[[Mapping[str, int], str], Mapping[str, str]] | None = None
+    # one line of an opening book for the opening that reached ``state`` (its moves
+    # from the start given): default, its moves in notation (chess: an EPD record)
+    book_entry: Callable[[State, Sequence[int]], str] | None = None
+    # the game's own opening-book formats: (file text, file name, rules) -> its
+    # openings; raises BookError (default: read_move_lines, a line of moves each)
+    book_reader: Callable[[str, str, Mapping[str, int]], list[BookLine]] | None = None
 
     # -- rules -------------------------------------------------------------
     def resolve_rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -194,9 +272,27 @@ class GameKernel:
             values[key] = value
         return values
 
-    def new_state(self, rules: Mapping[str, Any] | None = None) -> State:
-        """The start position under the given rule options."""
-        return self._new_state(self.resolve_rules(rules))
+    def new_state(self, rules: Mapping[str, Any] | None = None, start: str = "") -> State:
+        """The start position under the given rule options: the game's own, or the
+        one ``start`` names (a FEN in chess; see :attr:`new_state_from`). A start
+        the game cannot read is a :class:`~heurtune.errors.HeurtuneError`."""
+        resolved = self.resolve_rules(rules)
+        if not start:
+            return self._new_state(resolved)
+        from heurtune.errors import HeurtuneError
+
+        if self.new_state_from is None:
+            raise HeurtuneError(f"{self.name} has no start positions other than its own "
+                                f"(got {start!r})")
+        try:
+            return self.new_state_from(resolved, start)
+        except ValueError as exc:
+            raise HeurtuneError(f"not a {self.name} position: {start!r} ({exc})") from None
+
+    @property
+    def has_start_positions(self) -> bool:
+        """Whether openings may start from a position given as text (a FEN)."""
+        return self.new_state_from is not None
 
     # -- convenience wrappers (not for hot paths) --------------------------
     def legal_moves(self, state: State) -> list[int]:
@@ -261,13 +357,49 @@ class GameKernel:
         return f"{mover if result == WIN else other} won"
 
     def parse_move(self, state: State, text: str) -> int:
-        """The legal move whose notation is ``text``."""
+        """The legal move whose notation is ``text`` (the ``move_parser`` hook
+        where the game has one)."""
         from heurtune.errors import HeurtuneError
 
+        if self.move_parser is not None:
+            try:
+                return int(self.move_parser(state, text.strip()))
+            except ValueError:
+                raise HeurtuneError(f"illegal or malformed {self.name} move {text!r}") from None
         for move in self.legal_moves(state):
             if self.move_to_str(move) == text.strip():
                 return move
         raise HeurtuneError(f"illegal or malformed {self.name} move {text!r}")
+
+
+    def read_book(self, text: str, name: str, rules: Mapping[str, int]) -> list[BookLine]:
+        """The openings of an opening book's text (``name``: the file's name, whose
+        suffix may pick a format): the ``book_reader`` hook, else
+        :func:`read_move_lines`. A :class:`BookError` names the line."""
+        if self.book_reader is not None:
+            return self.book_reader(text, name, rules)
+        return read_move_lines(text)
+
+    def pgn_tags(self, rules: Mapping[str, int], start: str) -> dict[str, str]:
+        """The game's tags of a PGN record (the ``record_tags`` hook, else
+        ``Game``, and the start position as ``FEN`` where there is one)."""
+        if self.record_tags is not None:
+            return dict(self.record_tags(rules, start))
+        return {"Game": self.name, **({"SetUp": "1", "FEN": start} if start else {})}
+
+    def book_line(self, state: State, moves: Sequence[int]) -> str:
+        """The opening that played ``moves`` to reach ``state`` as a line of an
+        opening book (the ``book_entry`` hook, else its moves in notation)."""
+        if self.book_entry is not None:
+            return self.book_entry(state, moves)
+        return " ".join(self.move_to_str(m) for m in moves)
+
+    def record_text(self, state: State, move: int) -> str:
+        """``move`` (legal in ``state``) as a PGN record writes it: the
+        ``record_move`` hook (chess: SAN), else the game's notation."""
+        if self.record_move is not None:
+            return self.record_move(state, move)
+        return self.move_to_str(move)
 
 
 def _rule_value(raw: Any) -> int | None:

@@ -42,7 +42,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from heurtune.errors import HeurtuneError
-from heurtune.games.base import GameKernel, RuleOption
+from heurtune.games.base import BookLine, GameKernel, RuleOption, read_move_lines
 
 S = TypeVar("S")
 
@@ -71,6 +71,9 @@ class PythonGame(ABC, Generic[S]):
     side_names: ClassVar[tuple[str, str]] = ("first player", "second player")
     #: what each character of :meth:`board_rows` shows: char -> (meaning, CSS colour)
     board_legend: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    #: the protocol engines of this game speak in other processes unless their file
+    #: says otherwise: "heurtune" (docs/engine-protocol.md) or "uci" (chess)
+    protocol: ClassVar[str] = "heurtune"
 
     # -- what every game says ----------------------------------------------
     @abstractmethod
@@ -152,6 +155,58 @@ class PythonGame(ABC, Generic[S]):
         """Why a finished game ended, in words; None: heurtune says who won."""
         return None
 
+    # -- start positions and notation (optional; see GameKernel's hooks) ---------
+    def new_state_from(self, rules: Mapping[str, int], text: str) -> S:
+        """The position ``text`` names (chess: a FEN), under ``rules``; raise
+        ``ValueError`` with the reason when it names none. Without it (the
+        default) openings start from :meth:`new_state` only."""
+        raise NotImplementedError
+
+    def position_text(self, state: S) -> str:
+        """``state`` as the text :meth:`new_state_from` reads (chess: its FEN)."""
+        raise NotImplementedError
+
+    def random_start(self, rng: np.random.Generator, rules: Mapping[str, int]) -> str:
+        """A start position for a random opening, drawn with ``rng``, as
+        :meth:`new_state_from` reads it; "" (the default): :meth:`new_state`'s."""
+        return ""
+
+    def parse_move(self, state: S, text: str) -> int:
+        """The legal move ``text`` names; ``ValueError`` when none. Default: the
+        legal move whose :meth:`move_to_str` is ``text`` (a game with many moves
+        parses faster itself)."""
+        raise NotImplementedError
+
+    def record_move(self, state: S, move: int) -> str:
+        """``move`` (legal in ``state``) as a PGN record writes it (chess: SAN);
+        default: :meth:`move_to_str`."""
+        return self.move_to_str(move)
+
+    def record_tags(self, rules: Mapping[str, int], start: str) -> Mapping[str, str]:
+        """The game's tags of a PGN record of a game under ``rules`` from ``start``
+        ("" : :meth:`new_state`'s position); default: ``Game``, and ``SetUp`` and
+        ``FEN`` where the start is another position."""
+        return {"Game": self.name, **({"SetUp": "1", "FEN": start} if start else {})}
+
+    def book_entry(self, state: S, moves: Sequence[int]) -> str:
+        """The opening that played ``moves`` (from the start) to reach ``state`` as a
+        line of an opening book :meth:`read_openings` reads (chess: an EPD record);
+        default: its moves in notation."""
+        return " ".join(self.move_to_str(m) for m in moves)
+
+    def engine_options(self, rules: Mapping[str, int]) -> Mapping[str, Any]:
+        """The options ``rules`` require of an engine in another process (chess
+        under ``chess960 = 1``: ``UCI_Chess960 = true``); default: none."""
+        return {}
+
+    def read_openings(self, text: str, name: str, rules: Mapping[str, int]) -> list[BookLine]:
+        """The openings of an opening book file's ``text`` (``name``: the file's
+        name, whose suffix may pick a format), in the game's own formats (chess:
+        EPD and PGN); raise :class:`~heurtune.games.base.BookError` naming the
+        line of a malformed one. Default: :func:`~heurtune.games.base.read_move_lines`
+        (one opening per line, its moves in the game's notation)."""
+        return read_move_lines(text)
+
 
 @dataclass
 class PyState(Generic[S]):
@@ -208,6 +263,8 @@ def python_kernel(game: PythonGame[Any], module: ModuleType) -> PythonKernel:
         raise HeurtuneError(f"{type(game).__name__}: name must be a non-empty word without ':'")
     if not all(isinstance(r, RuleOption) for r in game.rules):
         raise HeurtuneError(f"{name}: rules must be RuleOption values")
+    if game.protocol not in ("heurtune", "uci"):
+        raise HeurtuneError(f"{name}: protocol must be 'heurtune' or 'uci'")
     if not isinstance(game.opening_plies, int) or not 0 <= game.opening_plies <= 64:
         raise HeurtuneError(f"{name}: opening_plies must be an integer in [0, 64]")
     undo = has_undo(game)
@@ -267,6 +324,25 @@ def python_kernel(game: PythonGame[Any], module: ModuleType) -> PythonKernel:
         board_caption=lambda box: game.board_caption(box.state),
         termination=termination,
         side_names=tuple(game.side_names),  # type: ignore[arg-type]
+        new_state_from=(None if not _overrides(game, "new_state_from")
+                        else lambda rules, text: PyState(game.new_state_from(dict(rules), text))),
+        position_text=(None if not _overrides(game, "position_text")
+                       else lambda box: game.position_text(box.state)),
+        random_start=(None if not _overrides(game, "random_start")
+                      else lambda rng, rules: game.random_start(rng, dict(rules))),
+        move_parser=(None if not _overrides(game, "parse_move")
+                     else lambda box, text: int(game.parse_move(box.state, text))),
+        record_move=(None if not _overrides(game, "record_move")
+                     else lambda box, move: game.record_move(box.state, int(move))),
+        record_tags=(None if not _overrides(game, "record_tags")
+                     else lambda rules, start: game.record_tags(dict(rules), start)),
+        book_entry=(None if not _overrides(game, "book_entry")
+                    else lambda box, moves: game.book_entry(box.state, moves)),
+        engine_protocol=game.protocol,
+        engine_options=(None if not _overrides(game, "engine_options")
+                        else lambda rules: dict(game.engine_options(dict(rules)))),
+        book_reader=(None if not _overrides(game, "read_openings")
+                     else lambda text, name, rules: game.read_openings(text, name, dict(rules))),
         game=game,
     )
     return kernel
