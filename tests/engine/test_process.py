@@ -87,7 +87,8 @@ def test_faults_lose_the_game_with_the_reason(mode: str, reason: str, first: boo
 def test_timeout_kills_and_restarts() -> None:
     cfg = fake("timeout", timeout_ms=300)
     record, engines = _game(cfg)
-    assert record.termination == "fake-timeout timed out (no move in 300 ms)"
+    assert record.termination == ("fake-timeout timed out (no move in 300 ms after 'go nodes "
+                                  "100'); killed")
     assert record.first_score == 0.0
     player = engines[0].player
     assert player is not None and player.proc is None  # killed

@@ -27,6 +27,7 @@ COMMANDS: tuple[type[Command], ...] = (
     matches.Match,
     matches.Replay,
     matches.Tournament,
+    matches.Book,
     positions.Positions,
     studies.Tune,
     studies.Calibrate,

@@ -123,5 +123,57 @@ def progress(total: int | None, desc: str) -> Any:
     return tqdm(total=total, desc=desc, unit="pair", file=sys.stderr, disable=None, leave=False)
 
 
+def openings_option(parser: argparse.ArgumentParser, what: str = "the match") -> None:
+    """``--openings FILE``: an opening book to draw from instead of random openings."""
+    parser.add_argument(
+        "--openings", default=None, metavar="FILE",
+        help=f"an opening book {what} draws its openings from instead of random ones: EPD "
+             "or PGN (chess), or a line of moves per opening in the game's notation; "
+             "heurtune:chess-balanced is the chess book heurtune ships")
+
+
+def adjudication_options(parser: argparse.ArgumentParser) -> None:
+    """``--draw``, ``--resign``, ``--max-plies``: when the referee ends a game early."""
+    parser.add_argument(
+        "--draw", default=None, metavar="MOVE,MOVES,CP",
+        help="adjudicate a draw once both engines' own scores have stayed within +-CP "
+             "centipawns for MOVES moves each, from move MOVE on (cutechess's -draw "
+             "movenumber=MOVE movecount=MOVES score=CP; fishtest: 34,8,20)")
+    parser.add_argument(
+        "--resign", default=None, metavar="MOVES,CP",
+        help="adjudicate a loss once an engine's own score has stayed at or below -CP "
+             "centipawns for MOVES of its moves (cutechess's -resign; fishtest: 3,400)")
+    parser.add_argument("--max-plies", type=int, default=0, metavar="N",
+                        help="adjudicate a draw after N plies (default: no maximum)")
+
+
+def _ints(text: str, count: int, option: str, names: str) -> list[int]:
+    parts = text.split(",")
+    try:
+        if len(parts) != count:
+            raise ValueError
+        values = [int(x) for x in parts]
+    except ValueError:
+        raise HeurtuneError(f"{option} takes {names} (whole numbers), got {text!r}") from None
+    if any(v < 0 for v in values):
+        raise HeurtuneError(f"{option}: the numbers must not be negative, got {text!r}")
+    return values
+
+
+def adjudication(args: argparse.Namespace) -> Any:
+    """The :class:`~heurtune.match.play.Adjudication` the options ask for (None: none)."""
+    from heurtune.match.play import Adjudication
+
+    if not (args.draw or args.resign or args.max_plies):
+        return None
+    draw = _ints(args.draw, 3, "--draw", "MOVE,MOVES,CP") if args.draw else [0, 0, 0]
+    resign = _ints(args.resign, 2, "--resign", "MOVES,CP") if args.resign else [0, 0]
+    if args.max_plies < 0:
+        raise HeurtuneError(f"--max-plies must not be negative, got {args.max_plies}")
+    return Adjudication(draw_after=draw[0], draw_moves=draw[1], draw_score=draw[2],
+                        resign_moves=resign[0], resign_score=resign[1],
+                        max_plies=args.max_plies)
+
+
 def warn(message: str) -> None:
     print(f"heurtune: warning: {message}", file=sys.stderr)

@@ -7,7 +7,17 @@ import json
 import sys
 from pathlib import Path
 
-from heurtune.cli._common import Command, elo_pair, jobs_value, pairs_arg, progress, rules
+from heurtune.cli._common import (
+    Command,
+    adjudication,
+    adjudication_options,
+    elo_pair,
+    jobs_value,
+    openings_option,
+    pairs_arg,
+    progress,
+    rules,
+)
 from heurtune.errors import HeurtuneError
 from heurtune.match import DEFAULT_MAX_PAIRS
 
@@ -39,6 +49,11 @@ class Match(Command):
         s.add_argument("--json", action="store_true", help="print one JSON object")
         s.add_argument("--games", default=None, metavar="FILE",
                        help="also write every game (moves, nodes, result) as JSON Lines")
+        s.add_argument("--pgn", default=None, metavar="FILE",
+                       help="also write every game as PGN (players and their options, "
+                            "opening, result, termination)")
+        openings_option(s)
+        adjudication_options(s)
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.engine import resolve_engine
@@ -53,8 +68,9 @@ class Match(Command):
         from heurtune.tomlio import check_writable
 
         pairs = pairs_arg(args.pairs)
-        if args.games:
-            check_writable(args.games)  # before the match, whose games would be lost
+        for path in (args.games, args.pgn):
+            if path:
+                check_writable(path)  # before the match, whose games would be lost
         sprt = check_match_options(pairs=pairs, sprt=elo_pair(args.sprt) if args.sprt else None,
                                    sprt_elo=args.sprt_elo, max_pairs=args.max_pairs)
         first, second = resolve_engine(args.a), resolve_engine(args.b)
@@ -71,7 +87,8 @@ class Match(Command):
         plan = prepare_match(first, second, pairs=pairs, sprt=sprt, max_pairs=args.max_pairs,
                              seed=args.seed, opening_plies=args.opening_plies,
                              rules=rule_options, exclude=exclude,
-                             excluded_from=args.exclude_study or "")
+                             excluded_from=args.exclude_study or "", openings=args.openings,
+                             adjudication=adjudication(args))
         a, b = plan.spec.a.label, plan.spec.b.label
         bar = progress(plan.count, f"{a} vs {b}")
         lower, upper = plan.sprt.bounds if plan.sprt is not None else (0.0, 0.0)
@@ -85,12 +102,17 @@ class Match(Command):
             if llr is not None:
                 bar.set_postfix_str(f"LLR {llr:.2f} [{lower:.2f}, {upper:.2f}]", refresh=False)
 
-        outcome = play_match(plan, jobs=args.jobs, keep_games=bool(args.games),
+        outcome = play_match(plan, jobs=args.jobs, keep_games=bool(args.games or args.pgn),
                              on_start=started, on_pair=on_pair)
         bar.close()
         result = outcome.result
+        records = pair_records(plan.spec, result.pairs) if args.games or args.pgn else []
         if args.games:
-            write_records(args.games, pair_records(plan.spec, result.pairs))
+            write_records(args.games, records)
+        if args.pgn:
+            from heurtune.match.pgn import match_pgn, write_pgn
+
+            write_pgn(args.pgn, match_pgn(plan.spec, result.pairs, records))
         stats = result.stats
         if args.json:
             print(json.dumps(outcome.to_dict()))
@@ -103,6 +125,8 @@ class Match(Command):
             if args.games:
                 print(f"wrote {2 * len(result.pairs)} games to {args.games} "
                       f"(`heurtune replay {args.games} --game N` shows one)")
+            if args.pgn:
+                print(f"wrote {2 * len(result.pairs)} games to {args.pgn} (PGN)")
         return 0
 
 
@@ -168,4 +192,71 @@ class Tournament(Command):
             print(json.dumps(result.to_dict()))
         else:
             print(result.to_table())
+        return 0
+
+
+class Book(Command):
+    name = "book"
+    help = "an opening book of balanced openings: random ones an engine scores near 0"
+
+    def add_arguments(self, s: argparse.ArgumentParser) -> None:
+        s.add_argument("engine", help="the engine that scores the openings: a preset "
+                                      "GAME:NAME or an engine file (a UCI engine for chess)")
+        s.add_argument("--out", required=True, metavar="FILE",
+                       help="the book to write (chess: EPD; other games: a line of moves "
+                            "per opening)")
+        s.add_argument("--count", type=int, default=500, help="openings (default 500)")
+        s.add_argument("--plies", type=int, default=None,
+                       help="random plies of each opening (default: the game's)")
+        s.add_argument("--window", type=float, default=50.0, metavar="CP",
+                       help="keep an opening only where the engine scores its position "
+                            "within +-CP of 0 (centipawns for a UCI engine; default 50)")
+        s.add_argument("--seed", type=int, default=0, help="the random openings' seed")
+        s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
+
+    def run(self, args: argparse.Namespace) -> int:
+        import datetime
+        import shlex
+        from dataclasses import replace
+
+        from heurtune import __version__
+        from heurtune.engine import resolve_engine
+        from heurtune.games import get_game
+        from heurtune.match.books import make_book
+        from heurtune.match.runner import SEED_MAX
+        from heurtune.tomlio import check_writable, write_atomic
+
+        check_writable(args.out)
+        if args.count < 1:
+            raise HeurtuneError(f"--count must be at least 1, got {args.count}")
+        if not 0 <= args.seed <= SEED_MAX:
+            raise HeurtuneError(f"--seed must be in [0, {SEED_MAX}], got {args.seed}")
+        engine = resolve_engine(args.engine)
+        if args.rule:
+            engine = replace(engine, rules={**engine.rules, **rules(args.rule)})
+        plies = args.plies if args.plies is not None else get_game(engine.game).opening_plies
+        if plies < 1:
+            raise HeurtuneError(f"--plies must be at least 1, got {plies}")
+        bar = progress(None, "openings tried")
+        made = make_book(engine, args.count, plies, args.seed, args.window,
+                         on_draw=lambda _d, kept: bar.set_postfix_str(f"{kept} kept") or
+                         bar.update(1))
+        bar.close()
+        search = engine.search.to_dict()
+        limits = ", ".join(f"{k} {v}" for k, v in search.items()
+                           if k in ("depth", "nodes", "time_ms", "tc") and v
+                           and not (k == "depth" and v == 64))
+        header = [
+            f"{len(made.openings)} balanced {engine.game} openings, made by heurtune "
+            f"{__version__} on {datetime.date.today().isoformat()}:",
+            f"  heurtune book {' '.join(shlex.quote(a) for a in sys.argv[2:])}",
+            f"random openings of {plies} plies (seed {args.seed}, no two alike up to the "
+            "board's symmetries), each kept where",
+            f"{engine.label} ({limits or 'its limits'}) scored its position within "
+            f"+-{args.window:g} of 0: {len(made.openings)} of {made.drawn} tried.",
+            "Lines starting with # are comments, which heurtune's book reader skips.",
+        ]
+        write_atomic(args.out, made.text(header))
+        print(f"wrote {len(made.openings)} openings to {args.out} ({made.drawn} tried; kept "
+              f"within +-{args.window:g} of 0 by {engine.label})")
         return 0

@@ -13,6 +13,7 @@ from heurtune.cli._common import (
     Command,
     elo_pair,
     jobs_value,
+    openings_option,
     pairs_arg,
     progress,
     storage_option,
@@ -28,7 +29,8 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
-                     dashboard: Dashboard) -> None:
+                     dashboard: Dashboard, openings: str | None = None,
+                     pgn: str | None = None, pgn_append: bool = False) -> None:
     """Confirm a study, printing one line per candidate and the verdict (and
     putting it in the study's dashboard note)."""
     from heurtune.tuning import confirm_study
@@ -44,7 +46,8 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
     bar = progress(None, f"confirm {study_name}")  # (after the header: the bar sits below)
     verdict = confirm_study(storage, study_name, options,
                             on_line=lambda line: bar.write(line, file=sys.stdout),
-                            on_pair=lambda: bar.update(1))
+                            on_pair=lambda: bar.update(1), openings_file=openings, pgn=pgn,
+                            pgn_append=pgn_append)
     bar.close()
     dashboard.confirmed(storage, study_name)
     print(verdict_text(verdict).replace("winner ", "winner: ", 1))
@@ -53,6 +56,8 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
           + (f"`heurtune export {study_name}` writes the winner" if no_gain is None else
              f"no gain shown ({no_gain}): `heurtune export {study_name}` refuses it without "
              "--force"))
+    if pgn:
+        print(f"wrote the confirmation's games to {pgn} (PGN)")
 
 
 class Confirm(Command):
@@ -85,6 +90,10 @@ class Confirm(Command):
         s.add_argument("--opening-plies", type=int, default=None,
                        help="default: the study's (longer ones where it used up most openings)")
         s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
+        openings_option(s, "the fresh openings are drawn from (default: the study's own book, "
+                           "else random ones; none of the study's are played either way)")
+        s.add_argument("--pgn", default=None, metavar="FILE",
+                       help="also write every game of the confirmation as PGN")
 
     def run(self, args: argparse.Namespace) -> int:
         pairs = pairs_arg(args.pairs)
@@ -101,7 +110,8 @@ class Confirm(Command):
             raise HeurtuneError("confirm: --max-t plays no check, so --check-pairs does not apply")
         from heurtune.tuning.views import Dashboard
 
-        run_confirmation(args.storage, args.study_name, options, Dashboard())
+        run_confirmation(args.storage, args.study_name, options, Dashboard(),
+                         openings=args.openings, pgn=args.pgn)
         return 0
 
 

@@ -54,11 +54,15 @@ class Tune(Command):
                        help="print the study's cost and resolution estimate only; "
                             "touch no storage")
         s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
+        s.add_argument("--pgn", default=None, metavar="FILE",
+                       help="add every trial's games (and the [confirm] section's) to FILE as "
+                            "PGN, as trials finish")
 
     def run(self, args: argparse.Namespace) -> int:
         from tqdm import tqdm
 
         from heurtune.cli.results import run_confirmation
+        from heurtune.tomlio import check_writable
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.studyfile import check_study_name
         from heurtune.tuning.views import (
@@ -78,6 +82,8 @@ class Tune(Command):
         print_estimate(sf, target)
         if args.dry_run:
             return 0
+        if args.pgn:
+            check_writable(args.pgn)  # before the games, which would be lost
         bar = tqdm(total=target, desc=f"study {args.study_name or sf.name}", unit="trial",
                    file=sys.stderr, disable=None)
 
@@ -101,6 +107,7 @@ class Tune(Command):
         summary = tune(
             sf, storage_url=args.storage, study_name=args.study_name, trials=args.trials,
             jobs=args.jobs, on_trial=on_trial, on_pair=on_pair, observer=dashboard,
+            pgn=args.pgn,
         )
         bar.close()
         if summary.ran == 0:
@@ -129,7 +136,8 @@ class Tune(Command):
             if bounds:
                 print(f"{found.label}: {bounds}")
         if summary.confirm is not None:
-            run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard)
+            run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard,
+                             pgn=args.pgn, pgn_append=True)
         elif summary.confirmed_already:
             print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
                   "confirms it again)")

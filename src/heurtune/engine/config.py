@@ -49,12 +49,13 @@ from typing import Any
 
 from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
 from heurtune.engine.params import Value
-from heurtune.engine.process import ProcessSpec, process_heuristic
+from heurtune.engine.process import ProcessSpec, TimeControl, process_heuristic
 from heurtune.engine.search import ALGORITHMS, LEAF_ORDERS, MAX_PLY, ROOT_TIES
 from heurtune.errors import HeurtuneError
 from heurtune.games import game_names, get_game
 from heurtune.tomlio import read_toml, write_toml
 
+DEFAULT_TIME_MARGIN_MS = 50.0  # a clock's margin (cutechess's timemargin)
 _TOP_KEYS = {"game", "heuristic", "name", "description", "params", "search", "rules",
              "provenance", "process"}
 
@@ -78,6 +79,15 @@ def _choice(section: str, key: str, value: Any, choices: tuple[str, ...]) -> str
     if value not in choices:
         raise HeurtuneError(f"{section}.{key} must be one of {', '.join(choices)}, got {value!r}")
     return str(value)
+
+
+def _tc(value: Any) -> str:
+    """A clock as ``[moves/]seconds[+increment]`` ("" : none), normalised."""
+    if value == "":
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = f"{value:g}"  # tc = 60: a minute for the game
+    return TimeControl.parse(value, "search.tc").text()
 
 
 def _bool(section: str, key: str, value: Any) -> bool:
@@ -132,6 +142,11 @@ class SearchSettings:
     leaf_order: str | None = None
     candidates: bool | None = None
     root_ties: str = "first"
+    # a clock for the whole game instead of a limit per move (engines in other
+    # processes): "[moves/]seconds[+increment]", and the margin past the time
+    # left within which a move still counts
+    tc: str = ""
+    time_margin_ms: float = DEFAULT_TIME_MARGIN_MS
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SearchSettings:
@@ -162,7 +177,15 @@ class SearchSettings:
             candidates=None if candidates is None else _bool("search", "candidates", candidates),
             root_ties=_choice("search", "root_ties", data.get("root_ties", cls.root_ties),
                               ROOT_TIES),
+            tc=_tc(data.get("tc", cls.tc)),
+            time_margin_ms=_number("search", "time_margin_ms",
+                                   data.get("time_margin_ms", cls.time_margin_ms), 0, 10**7),
         )
+
+    @property
+    def time_control(self) -> TimeControl | None:
+        """The clock :attr:`tc` says, or None (a limit per move)."""
+        return TimeControl.parse(self.tc, "search.tc") if self.tc else None
 
     def resolved(self, game: str) -> SearchSettings:
         """These settings with every unset table setting taken from ``game``'s defaults."""
@@ -171,15 +194,17 @@ class SearchSettings:
 
     def search_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :meth:`heurtune.engine.search.Searcher.search`."""
-        return {k: v for k, v in self.to_dict().items() if k != "tt_bits"}
+        return {k: v for k, v in self.to_dict().items()
+                if k not in ("tt_bits", "tc", "time_margin_ms")}
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as a file holds them: unset ones left out, and ``root_ties``
         only when it is not ``first`` (so files and stored study setups written
         before the setting existed read back equal)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
-        if out["root_ties"] == "first":
-            del out["root_ties"]
+        for key in ("root_ties", "tc", "time_margin_ms"):  # at their defaults
+            if out[key] == getattr(SearchSettings, key):
+                del out[key]
         return {k: v for k, v in out.items() if v is not None}
 
 
@@ -207,6 +232,9 @@ class EngineConfig:
                 object.__setattr__(self, "heuristic", h.name)
         else:
             h = get_heuristic(self.game, self.heuristic)
+        if self.search.tc and self.process is None:
+            raise HeurtuneError(f"{self.label}: search.tc (a clock) is for engines in other "
+                                "processes; heurtune's own search takes time_ms per move")
         object.__setattr__(self, "params", h.space.validate(self.params))
         object.__setattr__(self, "rules", kernel.resolve_rules(self.rules))
         object.__setattr__(self, "search", self.search.resolved(self.game))

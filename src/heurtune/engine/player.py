@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heurtune.engine.config import EngineConfig, SearchSettings
-from heurtune.engine.process import ProcessPlayer
+from heurtune.engine.process import Clock, EngineFault, Limits, ProcessPlayer, TimeControl
 from heurtune.engine.pysearch import PySearcher
 from heurtune.engine.search import Searcher, SearchResult
 from heurtune.errors import HeurtuneError
@@ -33,10 +33,18 @@ class Engine:
         self.params: Any
         heuristic = config.heuristic_obj
         tt_bits = config.search.tt_bits or 16  # never None once the settings are resolved
+        # the engine's score of its last move, in centipawns for the side that moved
+        # (engines in other processes that send ``info score``; None otherwise)
+        self.last_score: int | None = None
+        self._seen: list[int] = []
+        self._texts: list[str] = []
         if config.process is not None:
             self.params = dict(config.params)
+            rule_options = (dict(self.kernel.engine_options(config.rules))
+                            if self.kernel.engine_options is not None else {})
             self.player = ProcessPlayer(config.process, config.game, self.params,
-                                        dict(config.rules), config.label)
+                                        dict(config.rules), config.label,
+                                        rule_options=rule_options)
         elif isinstance(self.kernel, PythonKernel):
             if heuristic.kind != "python":
                 raise HeurtuneError(f"{config.label}: {heuristic.name} is not a plain-Python "
@@ -55,25 +63,52 @@ class Engine:
         elif self.searcher is not None:
             self.searcher.clear()
 
-    def choose(self, state: Any, seed: int = 0, moves: Sequence[int] = ()) -> SearchResult:
-        """The move to play in ``state``, reached by ``moves`` from the start
-        (an external engine is sent them; the others search ``state``)."""
+    def choose(self, state: Any, seed: int = 0, moves: Sequence[int] = (), start: str = "",
+               clock: Clock | None = None, side: int = 0) -> SearchResult:
+        """The move to play in ``state``, reached by ``moves`` from ``start`` (a
+        position's text, "" : the game's start). An external engine is sent them
+        (with the game's ``clock`` when it plays on one: ``side`` is its side) and
+        its move is checked; the others search ``state``."""
         if self.player is None:
             assert self.searcher is not None
             return self.searcher.search(state, self.params, seed=seed,
                                         **self.config.search.search_kwargs())
         t0 = time.perf_counter()  # the whole exchange, notation and checks included
         kernel = self.kernel
-        legal = kernel.legal_moves(state)
-        notation = {kernel.move_to_str(m): m for m in legal}
         settings = self.config.search
         # the default depth is "no depth limit": sent only when an engine file sets one
         depth = settings.depth if settings.depth < SearchSettings.depth else 0
-        text, found = self.player.choose(
-            [kernel.move_to_str(m) for m in moves], list(notation), seed, depth,
-            settings.nodes, settings.time_ms)
-        return SearchResult(notation[text], found.value, found.depth, found.nodes,
+        limits = Limits(settings.nodes, depth, settings.time_ms,
+                        clock if settings.tc else None, side, settings.time_margin_ms)
+        text, found, score = self.player.choose(self._notation(moves), limits, seed, start)
+        try:
+            move = kernel.parse_move(state, text)
+        except HeurtuneError:
+            raise EngineFault(f"{self.config.label} played an illegal move {text[:40]!r}",
+                              "illegal") from None
+        self.last_score = score
+        return SearchResult(move, found.value, found.depth, found.nodes,
                             time.perf_counter() - t0, found.legal_moves)
+
+    def _notation(self, moves: Sequence[int]) -> list[str]:
+        """The notation of ``moves``, extending the last call's where the game
+        went on from it (a game's moves are sent again at every turn)."""
+        seen, texts = self._seen, self._texts
+        n = len(seen)
+        if len(moves) < n or list(moves[:n]) != seen:
+            seen.clear()
+            texts.clear()
+            n = 0
+        move_to_str = self.kernel.move_to_str
+        for m in moves[n:]:
+            seen.append(int(m))
+            texts.append(move_to_str(m))
+        return texts
+
+    @property
+    def time_control(self) -> TimeControl | None:
+        """The clock this engine plays on (an external engine's ``search.tc``)."""
+        return self.config.search.time_control if self.player is not None else None
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) the search, so that the first game

@@ -5,17 +5,33 @@ asks for its identity and its options (the ``uci`` handshake), sets the
 options a configuration gives, and asks for a move at each turn with the
 moves played so far. heurtune stays the referee: its kernel checks every move.
 
+Two dialects share the client:
+
+* ``uci``: the Universal Chess Interface as chess engines speak it, unchanged.
+  Option names may hold spaces; ``spin``, ``check`` and ``combo`` options are
+  typed, bounded parameters, ``string`` and ``button`` ones are read and left
+  alone; nothing outside UCI is sent (no seed, no rule words); a clock time
+  control goes as ``wtime btime winc binc [movestogo]``; ``info score cp|mate``
+  is read (adjudication uses it). The default of chess.
+* ``heurtune``: UCI's shape with two additions for the other games, typed
+  ``float`` options and the game's rule options after ``ucinewgame``, plus a
+  tie-break ``seed`` with every ``go``. The default of every other game.
+
 Nothing an engine does can hang or crash a match: every read has a deadline,
 and every fault (an illegal or malformed move, garbage, silence past the
-deadline, a crash) raises :class:`EngineFault`, which the match layer turns
-into a lost game with the reason in its record. A faulty process is killed
-and started again for the next game. An engine that cannot be started at
-all is a :class:`~heurtune.errors.HeurtuneError` (one line, exit code 2).
+deadline, a crash, a lost clock) raises :class:`EngineFault`, which the match
+layer turns into a lost game with the reason in its record. At a deadline
+heurtune first sends ``stop`` (an engine that ignores a limit, as Debian's
+Toga II ignores ``go nodes``, then answers and stays in step); an engine that
+does not answer that either is killed, and started again for the next game.
+An engine that cannot be started at all is a
+:class:`~heurtune.errors.HeurtuneError` (one line, exit code 2).
 """
 
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing.util
 import os
 import re
@@ -26,7 +42,7 @@ import sys
 import time
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,33 +54,53 @@ from heurtune.errors import HeurtuneError
 PROTOCOL_DOC = "docs/engine-protocol.md"
 DEFAULT_TIMEOUT_MS = 5000.0
 DEFAULT_START_TIMEOUT_MS = 10000.0
+# after ``stop`` at a deadline: how long an engine has to answer before it is killed
+STOP_GRACE_MS = 1000.0
 MAX_LINE = 1 << 16  # a longer line is garbage
+MATE_CP = 32000  # a mate in n plies scores MATE_CP - n centipawns (cutechess's convention)
+PROTOCOLS = ("heurtune", "uci")
 # set to a file name: every line exchanged with an engine is appended to it
 # (``> `` heurtune's, ``< `` the engine's, after the process id), and the
 # engine's standard error (otherwise discarded): for debugging
 LOG_VARIABLE = "HEURTUNE_PROTOCOL_LOG"
-_PROCESS_KEYS = {"command", "cwd", "timeout_ms", "start_timeout_ms"}
+_PROCESS_KEYS = {"command", "cwd", "timeout_ms", "start_timeout_ms", "protocol", "options"}
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
+_UCI_WORDS = ("name", "type", "default", "min", "max", "var")
 
 
 class EngineFault(Exception):
-    """An external engine failed during a game; ``reason`` goes into the record."""
+    """An external engine failed during a game; ``reason`` goes into the record.
+    ``kind`` is one of ``illegal``, ``garbage``, ``timeout``, ``time``
+    (a lost clock), ``crash`` (how faults are counted)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, kind: str = "crash") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.kind = kind
+
+
+def _option_value(value: Any, where: str) -> Value:
+    if isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise HeurtuneError(f"{where} must be a number, a string or true/false, got {value!r}")
 
 
 @dataclass(frozen=True)
 class ProcessSpec:
     """How to start an external engine: the command, the folder it runs in
     (relative paths in the command are relative to it: the engine file's
-    folder), and the deadlines of a move (past its movetime) and of the start."""
+    folder), the deadlines of a move (past its movetime) and of the start, the
+    protocol it speaks ("" : its game's), and fixed options sent at every start
+    and never searched (``Hash``, ``Threads``, ``OwnBook``)."""
 
     command: tuple[str, ...]
     cwd: str = "."
     timeout_ms: float = DEFAULT_TIMEOUT_MS
     start_timeout_ms: float = DEFAULT_START_TIMEOUT_MS
+    protocol: str = ""
+    options: tuple[tuple[str, Value], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], base_dir: str | os.PathLike[str] = ".",
@@ -84,7 +120,7 @@ class ProcessSpec:
         if not isinstance(cwd, str):
             raise HeurtuneError(f"{source}: cwd must be a string, got {cwd!r}")
         folder = Path(base_dir, cwd).resolve()
-        out = {}
+        out: dict[str, Any] = {}
         for key, default, low in (("timeout_ms", DEFAULT_TIMEOUT_MS, 1.0),
                                   ("start_timeout_ms", DEFAULT_START_TIMEOUT_MS, 10.0)):
             value = data.get(key, default)
@@ -93,7 +129,16 @@ class ProcessSpec:
                 raise HeurtuneError(f"{source}: {key} must be a number of milliseconds in "
                                     f"[{low:g}, 3600000], got {value!r}")
             out[key] = float(value)
-        return cls(tuple(command), str(folder), **out)
+        protocol = data.get("protocol", "")
+        if protocol not in ("", *PROTOCOLS):
+            raise HeurtuneError(f"{source}: protocol must be one of {', '.join(PROTOCOLS)}, "
+                                f"got {protocol!r}")
+        options = data.get("options", {})
+        if not isinstance(options, Mapping):
+            raise HeurtuneError(f"{source}: options must be a table of option = value")
+        fixed = tuple((str(k), _option_value(v, f"{source}: options.{k}"))
+                      for k, v in options.items())
+        return cls(tuple(command), str(folder), protocol=protocol, options=fixed, **out)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"command": list(self.command), "cwd": self.cwd}
@@ -101,6 +146,10 @@ class ProcessSpec:
             out["timeout_ms"] = self.timeout_ms
         if self.start_timeout_ms != DEFAULT_START_TIMEOUT_MS:
             out["start_timeout_ms"] = self.start_timeout_ms
+        if self.protocol:
+            out["protocol"] = self.protocol
+        if self.options:
+            out["options"] = dict(self.options)
         return out
 
     def argv(self) -> list[str]:
@@ -113,9 +162,34 @@ class ProcessSpec:
             first = shutil.which(first) or first
         return [first, *self.command[1:]]
 
+    def dialect(self, game: str) -> str:
+        """The protocol spoken with it: :attr:`protocol`, else its game's
+        (:func:`game_protocol`)."""
+        return self.protocol or game_protocol(game)
+
     @property
     def label(self) -> str:
         return " ".join(self.command)
+
+
+def game_protocol(game: str) -> str:
+    """The protocol a game's engines speak unless their file says otherwise (its
+    kernel's ``engine_protocol``: ``uci`` for chess, ``heurtune`` for the others)."""
+    from heurtune.games import get_game
+
+    return get_game(game).engine_protocol
+
+
+@dataclass(frozen=True)
+class OtherOption:
+    """An option an engine declares that is not a parameter: a UCI ``string`` or
+    ``button``, or one whose line heurtune could not read as a parameter (the
+    reason says why). It is listed and left alone."""
+
+    name: str
+    kind: str
+    default: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -126,9 +200,15 @@ class EngineInfo:
     author: str = ""
     game: str = ""
     options: tuple[Param, ...] = ()
+    others: tuple[OtherOption, ...] = ()
+    protocol: str = "heurtune"
 
     def space(self) -> ParamSpace:
         return ParamSpace(self.name, self.options)
+
+    def declares(self, name: str) -> bool:
+        return any(p.name == name for p in self.options) or any(
+            o.name == name for o in self.others)
 
 
 # -- reading an option line ----------------------------------------------------------
@@ -142,15 +222,15 @@ def _number(text: str, integer: bool) -> float | int:
 
 
 def parse_option(line: str) -> Param:
-    """The parameter an ``option name ... type ...`` line declares (a ValueError
-    says what is wrong with it)."""
+    """The parameter an ``option name ... type ...`` line of heurtune's protocol
+    declares (a ValueError says what is wrong with it)."""
     words = line.split()
     fields: dict[str, str] = {}
     choices: list[str] = []
     i = 1
     while i < len(words):
         word = words[i]
-        if word in ("name", "type", "default", "min", "max", "var"):
+        if word in _UCI_WORDS:
             if i + 1 >= len(words):
                 raise ValueError(f"{word} without a value")
             if word == "var":
@@ -163,6 +243,11 @@ def parse_option(line: str) -> Param:
     name, kind = fields.get("name"), fields.get("type")
     if name is None or not _NAME.match(name):
         raise ValueError("a one-word name (letters, digits, _ - .) is required")
+    return _param(name, kind, fields, choices)
+
+
+def _param(name: str, kind: str | None, fields: Mapping[str, str],
+           choices: Sequence[str]) -> Param:
     if "default" not in fields:
         raise ValueError(f"option {name} has no default")
     default = fields["default"]
@@ -187,6 +272,45 @@ def parse_option(line: str) -> Param:
             raise ValueError(f"option {name}: default {default!r} is not one of its vars")
         return CategoricalParam(name, tuple(choices), default)
     raise ValueError(f"option {name}: unknown type {kind!r} (float, int, bool, choice)")
+
+
+def parse_uci_option(line: str) -> Param | OtherOption:
+    """The parameter a UCI ``option`` line declares, or an :class:`OtherOption`
+    (``string``, ``button``, or a line that declares no parameter heurtune can
+    tune: its reason says why). Names and values may hold spaces:
+    ``option name Piece Activity type spin default 100 min 0 max 400``."""
+    words = line.split()
+    fields: dict[str, list[str]] = {}
+    choices: list[list[str]] = []
+    key = ""
+    for word in words[1:]:
+        if word in _UCI_WORDS and not (key == "name" and "type" not in fields
+                                       and word != "type"):
+            key = word
+            if key == "var":
+                choices.append([])
+            else:
+                fields.setdefault(key, [])
+        elif key == "var":
+            choices[-1].append(word)
+        elif key:
+            fields[key].append(word)
+        else:
+            raise ValueError(f"unexpected word {word!r} before 'name'")
+    name = " ".join(fields.get("name", []))
+    kind = " ".join(fields.get("type", []))
+    if not name:
+        raise ValueError("an option without a name")
+    text = {k: " ".join(v) for k, v in fields.items()}
+    if kind in ("string", "button"):
+        return OtherOption(name, kind, text.get("default", ""))
+    if kind not in ("spin", "check", "combo"):
+        return OtherOption(name, kind, text.get("default", ""),
+                           f"unknown type {kind!r} (spin, check, combo, string, button)")
+    try:
+        return _param(name, kind, text, [" ".join(c) for c in choices])
+    except ValueError as exc:
+        return OtherOption(name, kind, text.get("default", ""), str(exc))
 
 
 def option_value(value: Value) -> str:
@@ -246,12 +370,14 @@ class EngineProcess:
         code = self.proc.poll()
         return f"exit code {code}" if code is not None else "closed its output"
 
-    def send(self, line: str) -> None:
+    def send(self, *lines: str) -> None:
+        """Send ``lines``, in one write (a turn's ``position`` and ``go`` together)."""
         try:
             assert self.proc.stdin is not None
-            self.proc.stdin.write((line + "\n").encode())
+            self.proc.stdin.write("".join(line + "\n" for line in lines).encode())
             self.proc.stdin.flush()
-            self._record(">", line)
+            for line in lines:
+                self._record(">", line)
         except (BrokenPipeError, OSError, ValueError):
             self._wait_briefly()
             raise EngineFault(f"{self.label} crashed ({self.exit_reason()})") from None
@@ -273,7 +399,8 @@ class EngineProcess:
                 self._record("<", line)
                 return line
             if len(self._buffer) > MAX_LINE:
-                raise EngineFault(f"{self.label} sent garbage: a line over {MAX_LINE} bytes")
+                raise EngineFault(f"{self.label} sent garbage: a line over {MAX_LINE} bytes",
+                                  "garbage")
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
@@ -342,16 +469,19 @@ atexit.register(_close_all)
 multiprocessing.util.Finalize(None, _close_all, exitpriority=10)
 
 
-def handshake(proc: EngineProcess, game: str = "") -> EngineInfo:
+def handshake(proc: EngineProcess, game: str = "", protocol: str = "heurtune") -> EngineInfo:
     """``uci`` → ``id``/``option`` lines → ``uciok``; a HeurtuneError when the engine
-    does not answer in time or declares something heurtune cannot read."""
+    does not answer in time or (heurtune's protocol) declares something heurtune
+    cannot read."""
     spec = proc.spec
     deadline = time.monotonic() + spec.start_timeout_ms / 1000.0
     where = f"engine {spec.label!r}"
+    uci = protocol == "uci"
     try:
         proc.send("uci")
         name, author, plays = "", "", ""
         options: list[Param] = []
+        others: list[OtherOption] = []
         while True:
             line = proc.read_line(deadline)
             words = line.split()
@@ -365,14 +495,24 @@ def handshake(proc: EngineProcess, game: str = "") -> EngineInfo:
                     name = text
                 elif words[1] == "author":
                     author = text
-                elif words[1] == "game":
+                elif words[1] == "game" and not uci:
                     plays = text
             elif words[0] == "option":
                 try:
-                    options.append(parse_option(line))
+                    if uci:
+                        found = parse_uci_option(line)
+                        if isinstance(found, OtherOption):
+                            others.append(found)
+                        else:
+                            options.append(found)
+                    else:
+                        options.append(parse_option(line))
                 except ValueError as exc:
+                    hint = ""
+                    if not uci and _looks_uci(line):
+                        hint = "; it looks like a UCI engine: set protocol = \"uci\" in [process]"
                     raise HeurtuneError(f"{where}: cannot read {line.strip()!r}: {exc} "
-                                        f"(see {PROTOCOL_DOC})") from None
+                                        f"(see {PROTOCOL_DOC}){hint}") from None
     except TimeoutError:
         proc.kill()
         raise HeurtuneError(f"{where} did not answer 'uci' with 'uciok' within "
@@ -385,11 +525,19 @@ def handshake(proc: EngineProcess, game: str = "") -> EngineInfo:
     if plays and game and plays != game:
         proc.close()
         raise HeurtuneError(f"{where} plays {plays}, not {game}")
-    names = [p.name for p in options]
+    names = [p.name for p in options] + [o.name for o in others]
     if len(set(names)) != len(names):
         proc.close()
         raise HeurtuneError(f"{where} declares an option twice")
-    return EngineInfo(name, author, plays, tuple(options))
+    return EngineInfo(name, author, plays, tuple(options), tuple(others), protocol)
+
+
+def _looks_uci(line: str) -> bool:
+    try:
+        found = parse_uci_option(line)
+    except ValueError:
+        return False
+    return not isinstance(found, OtherOption) or not found.reason
 
 
 _INFOS: dict[tuple[ProcessSpec, str], EngineInfo] = {}
@@ -402,7 +550,8 @@ def describe(spec: ProcessSpec, game: str = "") -> EngineInfo:
     if info is None:
         proc = EngineProcess(spec)
         try:
-            info = handshake(proc, game)
+            info = handshake(proc, game, spec.dialect(game) if game else
+                             (spec.protocol or "heurtune"))
         finally:
             proc.close()
         _INFOS[key] = info
@@ -410,10 +559,106 @@ def describe(spec: ProcessSpec, game: str = "") -> EngineInfo:
 
 
 def process_heuristic(game: str, spec: ProcessSpec) -> Heuristic:
-    """The engine's options as a heuristic (its parameter space) of ``game``."""
+    """The engine's options as a heuristic (its parameter space) of ``game``: every
+    option it declares as a parameter, but those its file fixes (``[process]
+    options``)."""
     info = describe(spec, game)
-    return Heuristic(game, info.name, f"external engine: {spec.label}", info.space(), None,
+    fixed = {name for name, _ in spec.options}
+    space = ParamSpace(info.name, tuple(p for p in info.options if p.name not in fixed))
+    return Heuristic(game, info.name, f"external engine: {spec.label}", space, None,
                      sys.modules[__name__], kind="process")
+
+
+# -- clocks ------------------------------------------------------------------------------
+_TC = re.compile(r"^(?:(\d+)/)?(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$")
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A clock: ``base_ms`` for the game (or for each ``moves`` moves) plus
+    ``increment_ms`` after every move, written as cutechess writes it:
+    ``[moves/]seconds[+increment]`` (``10+0.1``, ``40/60``, ``60``)."""
+
+    base_ms: float
+    increment_ms: float = 0.0
+    moves: int = 0
+
+    @classmethod
+    def parse(cls, text: str, where: str = "tc") -> TimeControl:
+        found = _TC.match(text.strip()) if isinstance(text, str) else None
+        if found is None:
+            raise HeurtuneError(f"{where} must be [moves/]seconds[+increment], such as "
+                                f"\"10+0.1\" or \"40/60\", got {text!r}")
+        moves, base, inc = found.groups()
+        tc = cls(float(base) * 1000.0, float(inc or 0) * 1000.0, int(moves or 0))
+        if tc.base_ms <= 0:
+            raise HeurtuneError(f"{where}: the time must be positive, got {text!r}")
+        return tc
+
+    def text(self) -> str:
+        base = f"{self.base_ms / 1000:g}"
+        out = f"{self.moves}/{base}" if self.moves else base
+        return out + (f"+{self.increment_ms / 1000:g}" if self.increment_ms else "")
+
+
+@dataclass
+class Clock:
+    """Both sides' clocks in one game, in milliseconds (side 0 moves first):
+    what ``go wtime btime winc binc movestogo`` says, kept by the referee."""
+
+    controls: tuple[TimeControl | None, TimeControl | None]
+    left: list[float] = field(default_factory=list)
+    moved: list[int] = field(default_factory=lambda: [0, 0])
+
+    def __post_init__(self) -> None:
+        if not self.left:
+            self.left = [tc.base_ms if tc is not None else 0.0 for tc in self.controls]
+
+    def moves_to_go(self, side: int) -> int:
+        tc = self.controls[side]
+        if tc is None or not tc.moves:
+            return 0
+        return tc.moves - self.moved[side] % tc.moves
+
+    def go_words(self, side: int) -> str:
+        """``wtime .. btime .. winc .. binc .. [movestogo ..]`` for ``side``'s move
+        (a side without a clock is given the mover's)."""
+        own = self.controls[side]
+        assert own is not None
+        left = [self.left[s] if self.controls[s] is not None else self.left[side]
+                for s in (0, 1)]
+        inc = [(self.controls[s] or own).increment_ms for s in (0, 1)]
+        words = (f"wtime {max(0, round(left[0]))} btime {max(0, round(left[1]))} "
+                 f"winc {round(inc[0])} binc {round(inc[1])}")
+        togo = self.moves_to_go(side)
+        return words + (f" movestogo {togo}" if togo else "")
+
+    def spend(self, side: int, ms: float) -> None:
+        """``side`` moved after ``ms``: its clock runs down (never below 0: a
+        move inside the margin is not a loss), then gains the increment, and a
+        new period's time after the last move of a period."""
+        tc = self.controls[side]
+        if tc is None:
+            return
+        self.moved[side] += 1
+        self.left[side] = max(0.0, self.left[side] - ms) + tc.increment_ms
+        if tc.moves and self.moved[side] % tc.moves == 0:
+            self.left[side] += tc.base_ms
+
+
+# -- the player --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Limits:
+    """What one ``go`` asks for: nodes, depth (0: none) and a fixed time per move
+    (ms, 0: none), or a clock (then ``clock``/``side`` and the margin past the
+    time left within which a move still counts)."""
+
+    nodes: int = 0
+    depth: int = 0
+    time_ms: float = 0.0
+    clock: Clock | None = None
+    side: int = 0
+    margin_ms: float = 0.0
 
 
 @dataclass
@@ -427,26 +672,47 @@ class ProcessPlayer:
     label: str
     proc: EngineProcess | None = None
     info: EngineInfo | None = None
+    # options the game's rules require (chess960: UCI_Chess960), set at every start
+    rule_options: Mapping[str, Value] = field(default_factory=dict)
+
+    @property
+    def protocol(self) -> str:
+        return self.spec.dialect(self.game)
 
     def _start(self) -> EngineProcess:
         proc = EngineProcess(self.spec, self.label)
-        self.info = handshake(proc, self.game)
-        declared = {p.name for p in self.info.options}
+        self.info = handshake(proc, self.game, self.protocol)
         deadline = time.monotonic() + self.spec.start_timeout_ms / 1000.0
+        sent: dict[str, Value] = {**dict(self.spec.options), **self.rule_options}
+        for name in sent:
+            if not self.info.declares(name):
+                proc.close()
+                raise HeurtuneError(f"{self.label} declares no option {name!r} "
+                                    "(set in [process] options or needed by the game's rules)")
+        # the parameters, where they differ from the engine's own defaults (an engine
+        # left at its defaults is sent nothing it did not ask for)
+        defaults = {p.name: p.default for p in self.info.options}
         for name, value in self.options.items():
-            if name in declared:
-                proc.send(f"setoption name {name} value {option_value(value)}")
+            if name in defaults and value != defaults[name]:
+                sent[name] = value
+        for name, value in sent.items():
+            proc.send(f"setoption name {name} value {option_value(value)}")
+        self._ready(proc, deadline)
+        return proc
+
+    def _ready(self, proc: EngineProcess, deadline: float) -> None:
         proc.send("isready")
         try:
             while proc.read_line(deadline).strip() != "readyok":
                 pass
         except TimeoutError:
             proc.kill()
-            raise EngineFault(f"{self.label} did not answer 'isready'") from None
-        return proc
+            raise EngineFault(f"{self.label} did not answer 'isready'", "timeout") from None
 
     def new_game(self) -> None:
-        """Start (or restart) the process if needed, then ``ucinewgame``."""
+        """Start (or restart) the process if needed, then ``ucinewgame`` (UCI: and
+        ``isready``, so that the engine has cleared its tables before the clock
+        runs)."""
         if self.proc is None or not self.proc.alive:
             if self.proc is not None:
                 self.proc.close()
@@ -456,13 +722,19 @@ class ProcessPlayer:
             except HeurtuneError as exc:  # it started once (the handshake at load)
                 self.proc = None
                 raise EngineFault(f"{self.label} could not be restarted: {exc}") from None
+        if self.protocol == "uci":
+            self.proc.send("ucinewgame")
+            self._ready(self.proc, time.monotonic() + self.spec.start_timeout_ms / 1000.0)
+            return
         rules = " ".join(f"{k}={int(v)}" for k, v in sorted(self.rules.items()))
         self.proc.send(f"ucinewgame {rules}".rstrip())
 
-    def choose(self, moves: Sequence[str], legal: Sequence[str], seed: int, depth: int,
-               nodes: int, time_ms: float) -> tuple[str, SearchResult]:
-        """Ask for a move after ``moves`` (notation); ``legal`` are the legal
-        moves' notations. Returns the move's notation and the search's figures."""
+    def choose(self, moves: Sequence[str], limits: Limits, seed: int = 0,
+               start: str = "") -> tuple[str, SearchResult, int | None]:
+        """Ask for a move after ``moves`` (notation) from ``start`` (a position's
+        text; "" : the game's start). Returns the move's notation (unchecked: the
+        referee checks it), the search's figures and the engine's last score in
+        centipawns for the side to move (None where it sent none)."""
         if self.proc is None or not self.proc.alive:
             if self.proc is not None:
                 reason = self.proc.exit_reason()
@@ -472,45 +744,76 @@ class ProcessPlayer:
             self.new_game()
         proc = self.proc
         assert proc is not None
-        position = "position startpos" + (" moves " + " ".join(moves) if moves else "")
+        where = f"fen {start}" if start else "startpos"
+        position = f"position {where}" + (" moves " + " ".join(moves) if moves else "")
         go = ["go"]
-        if nodes > 0:
-            go.append(f"nodes {nodes}")
-        if time_ms > 0:
-            go.append(f"movetime {time_ms:g}")
-        if depth > 0:
-            go.append(f"depth {depth}")
-        go.append(f"seed {seed}")
+        if limits.clock is not None:
+            go.append(limits.clock.go_words(limits.side))
+            allowed = limits.clock.left[limits.side] + limits.margin_ms
+        else:
+            if limits.nodes > 0:
+                go.append(f"nodes {limits.nodes}")
+            if limits.time_ms > 0:
+                go.append(f"movetime {limits.time_ms:g}")
+            if limits.depth > 0:
+                go.append(f"depth {limits.depth}")
+            allowed = limits.time_ms + self.spec.timeout_ms
+        if self.protocol != "uci":
+            go.append(f"seed {seed}")
         t0 = time.perf_counter()
-        deadline = time.monotonic() + (time_ms + self.spec.timeout_ms) / 1000.0
+        deadline = time.monotonic() + allowed / 1000.0
+        stopped = False
         try:
-            proc.send(position)
-            proc.send(" ".join(go))
-            reached, searched = 0, 0
+            proc.send(position, " ".join(go))
+            reached, searched, score = 0, 0, None
             while True:
-                line = proc.read_line(deadline)
+                try:
+                    line = proc.read_line(deadline)
+                except TimeoutError:
+                    if stopped:
+                        raise
+                    # past the deadline: ask for the move (an engine that ignores a
+                    # limit answers now and stays in step), then give up on it
+                    stopped = True
+                    proc.send("stop")
+                    deadline = time.monotonic() + min(STOP_GRACE_MS, self.spec.timeout_ms) / 1000
+                    continue
                 words = line.split()
                 if not words:
                     continue
                 if words[0] == "info":
-                    reached, searched = _info(words, reached, searched)
+                    reached, searched, score = _info(words, reached, searched, score)
                     continue
                 if words[0] == "bestmove" and len(words) >= 2:
                     move = words[1]
                     break
-                raise EngineFault(f"{self.label} sent garbage: {line.strip()[:80]!r}")
+                raise EngineFault(f"{self.label} sent garbage: {line.strip()[:80]!r}", "garbage")
         except TimeoutError:
             self._drop()
-            raise EngineFault(f"{self.label} timed out (no move in "
-                              f"{time_ms + self.spec.timeout_ms:g} ms)") from None
+            raise self._late(limits, allowed, answered=False) from None
         except EngineFault:
             self._drop()
             raise
+        if stopped:
+            raise self._late(limits, allowed, answered=True)
         seconds = time.perf_counter() - t0
-        if move not in legal:
-            raise EngineFault(f"{self.label} played an illegal move {move[:40]!r}")
-        return move, SearchResult(move=-1, value=0.0, depth=reached, nodes=searched,
-                                  seconds=seconds, legal_moves=len(legal))
+        return move, SearchResult(move=-1, value=0.0 if score is None else float(score),
+                                  depth=reached, nodes=searched, seconds=seconds,
+                                  legal_moves=0), score
+
+    def _late(self, limits: Limits, allowed: float, answered: bool) -> EngineFault:
+        """The fault of an engine that did not move by its deadline (``answered``:
+        it did after ``stop``, and stays in step)."""
+        after = "; it answered 'stop'" if answered else "; killed"
+        if limits.clock is not None:
+            return EngineFault(f"{self.label} lost on time (no move within {allowed:g} ms: "
+                               f"its clock plus a margin of {limits.margin_ms:g} ms){after}",
+                               "time")
+        asked = (f"go nodes {limits.nodes}" if limits.nodes else
+                 f"go depth {limits.depth}" if limits.depth else
+                 f"go movetime {limits.time_ms:g}")
+        return EngineFault(f"{self.label} timed out (no move in {allowed:g} ms after "
+                           f"'{asked}'){after}", "timeout")
 
     def _drop(self) -> None:
         """Kill a process that can no longer be trusted to be in step."""
@@ -525,27 +828,47 @@ class ProcessPlayer:
             self.proc = None
 
 
-def _info(words: list[str], depth: int, nodes: int) -> tuple[int, int]:
-    for key, i in (("depth", 0), ("nodes", 1)):
-        if key in words:
-            at = words.index(key)
-            if at + 1 < len(words) and words[at + 1].isdigit():
-                if i == 0:
-                    depth = int(words[at + 1])
-                else:
-                    nodes = int(words[at + 1])
-    return depth, nodes
+def _info(words: list[str], depth: int, nodes: int,
+          score: int | None) -> tuple[int, int, int | None]:
+    """The figures of an ``info`` line over the last ones: depth, nodes, and the
+    score in centipawns (``score mate N``: :data:`MATE_CP` less the plies)."""
+    for at, word in enumerate(words[:-1]):
+        value = words[at + 1]
+        if word == "depth" and value.isdigit():
+            depth = int(value)
+        elif word == "nodes" and value.isdigit():
+            nodes = int(value)
+        elif word == "score" and at + 2 < len(words):
+            kind, number = value, words[at + 2]
+            try:
+                n = int(number)
+            except ValueError:
+                continue
+            if kind == "cp":
+                score = n
+            elif kind == "mate":
+                plies = 2 * abs(n) - (1 if n > 0 else 0)
+                score = MATE_CP - plies if n > 0 else -(MATE_CP - plies)
+    return depth, nodes, score
 
 
 __all__ = [
+    "MATE_CP",
+    "PROTOCOLS",
+    "Clock",
     "EngineFault",
     "EngineInfo",
     "EngineProcess",
+    "Limits",
+    "OtherOption",
     "ProcessPlayer",
     "ProcessSpec",
+    "TimeControl",
     "describe",
+    "game_protocol",
     "handshake",
     "option_value",
     "parse_option",
+    "parse_uci_option",
     "process_heuristic",
 ]

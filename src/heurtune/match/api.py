@@ -14,8 +14,9 @@ from typing import Any, Literal
 from heurtune.engine import EngineConfig, resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
-from heurtune.match.openings import opening_classes
-from heurtune.match.play import PairResult
+from heurtune.match.books import Book, load_book
+from heurtune.match.openings import as_opening, opening_classes
+from heurtune.match.play import Adjudication, PairResult
 from heurtune.match.runner import MatchResult, MatchRunner, MatchSpec, SprtOutcome
 from heurtune.match.stats import Sprt
 
@@ -53,6 +54,10 @@ class MatchPlan:
             mirrors = (" (nor their symmetric images)"
                        if get_game(self.spec.a.game).symmetry_hashes is not None else "")
             fresh = f", none of the {self.excluded} openings of {self.excluded_from}{mirrors}"
+        if self.spec.book is not None:
+            fresh += f", from {self.spec.book.name}"
+        if self.spec.adjudication is not None and self.spec.adjudication.active:
+            fresh += ", adjudicated"
         if self.sprt is None:
             what = "every opening class: " if self.every_class else ""
             return f"{a} vs {b}: {what}{self.count} opening pairs, seed {self.spec.seed}{fresh}"
@@ -114,6 +119,8 @@ def prepare_match(
     rules: Mapping[str, Any] | None = None,
     exclude: Sequence[tuple[int, ...]] = (),
     excluded_from: str = "",
+    openings: str | Book | None = None,
+    adjudication: Adjudication | None = None,
 ) -> MatchPlan:
     """Check a match and draw its openings; nothing is played.
 
@@ -122,14 +129,19 @@ def prepare_match(
     symmetry class) or ``sprt`` (Elo bounds, or a :class:`Sprt`; ``max_pairs``
     caps it, default :data:`DEFAULT_MAX_PAIRS`). ``rules`` override both
     engines' rule options; ``exclude`` lists openings not to play (nor their
-    mirror images), ``excluded_from`` names where they come from."""
+    mirror images), ``excluded_from`` names where they come from. ``openings``:
+    an opening book (a file, ``heurtune:NAME``, or a loaded :class:`Book`) to draw
+    from instead of random openings; ``adjudication``: when the referee ends a
+    game early."""
     sprt = check_match_options(pairs=pairs, sprt=sprt, sprt_elo=sprt_elo, max_pairs=max_pairs)
     first, second = _engine(a), _engine(b)
     if rules:
         merged = {**first.rules, **rules}
         first, second = replace(first, rules=merged), replace(second, rules=merged)
-    excluded = tuple(tuple(op) for op in exclude)
+    excluded = tuple(as_opening(op) for op in exclude)
     every_class = pairs == "all"
+    book = openings if isinstance(openings, Book) or openings is None else \
+        load_book(openings, first.game, first.rules)
     if every_class:
         probe = MatchSpec(first, second, 1, seed, opening_plies)
         count = len(opening_classes(get_game(first.game), first.rules, probe.plies, excluded))
@@ -138,7 +150,8 @@ def prepare_match(
     else:
         count = int(pairs) if pairs is not None else (max_pairs or DEFAULT_MAX_PAIRS)
     spec = MatchSpec(first, second, count, seed, opening_plies, excluded,
-                     every_class=every_class, fewer_ok=sprt is not None)
+                     every_class=every_class, fewer_ok=sprt is not None, book=book,
+                     adjudication=adjudication)
     # drawn once; with an SPRT, the cap or every opening there is if fewer
     return MatchPlan(spec, spec.openings(), sprt, len(excluded), excluded_from)
 

@@ -1,4 +1,10 @@
-"""Distinct random openings drawn from a seeded RNG."""
+"""Openings: move sequences from a start position, and distinct random ones
+drawn from a seeded RNG (an opening book's are drawn in :mod:`heurtune.match.books`).
+
+An opening is a tuple of moves played from the game's start. One that starts
+elsewhere (a position of an opening book, a Chess960 arrangement) is an
+:class:`Opening`: the same tuple of moves, with the start position's text.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +19,60 @@ from heurtune.games import ONGOING, GameKernel
 SATURATED = 20_000  # draws in a row without a new opening: the game has no more
 
 
-def _reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> Any:
-    state = kernel.new_state(rules)
+class Opening(tuple[int, ...]):
+    """Moves played from a start position given as text (chess: a FEN), and
+    where the opening came from (``book.epd:12``; not part of its identity).
+    With ``start == ""`` it equals the plain tuple of its moves, which is how
+    openings from the game's own start are usually held."""
+
+    start: str
+    source: str
+
+    def __new__(cls, moves: Iterable[int] = (), start: str = "", source: str = "") -> Opening:
+        self = super().__new__(cls, (int(m) for m in moves))
+        self.start = start
+        self.source = source
+        return self
+
+    def __reduce__(self) -> tuple[type[Opening], tuple[tuple[int, ...], str, str]]:
+        return Opening, (tuple(self), self.start, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return tuple.__eq__(self, other) is True and start_of(other) == self.start
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self) if not self.start else hash((tuple(self), self.start))
+
+    def __repr__(self) -> str:
+        return f"Opening({tuple(self)!r}, start={self.start!r})"
+
+
+def start_of(opening: Sequence[int]) -> str:
+    """The start position's text of an opening ("" : the game's own start)."""
+    return getattr(opening, "start", "")
+
+
+def as_opening(moves: Sequence[int]) -> tuple[int, ...]:
+    """An opening as a tuple: its moves, keeping its start where it has one."""
+    return moves if isinstance(moves, Opening) else tuple(int(m) for m in moves)
+
+
+def opening_record(opening: Sequence[int]) -> list[int] | dict[str, Any]:
+    """An opening as JSON holds it: its moves, or its start and moves."""
+    start = start_of(opening)
+    moves = [int(m) for m in opening]
+    return {"start": start, "moves": moves} if start else moves
+
+
+def reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> Any:
+    """The position an opening reaches from its start."""
+    state = kernel.new_state(rules, start_of(opening))
     for m in opening:
         kernel.make_move(state, m)
     return state
@@ -22,14 +80,14 @@ def _reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int])
 
 def opening_hash(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> int:
     """The hash of the position an opening reaches."""
-    return int(kernel.position_hash(_reach(kernel, rules, opening)))
+    return int(kernel.position_hash(reach(kernel, rules, opening)))
 
 
 def opening_images(
     kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]
 ) -> set[int]:
     """The hashes of the position an opening reaches and of its symmetric images."""
-    return kernel.image_hashes(_reach(kernel, rules, opening))
+    return kernel.image_hashes(reach(kernel, rules, opening))
 
 
 def random_openings(
@@ -43,6 +101,9 @@ def random_openings(
     fewer_ok: bool = False,
 ) -> list[tuple[int, ...]]:
     """``count`` move sequences of ``plies`` random moves, pairwise distinct.
+
+    Each starts from the game's start, or where the kernel's ``random_start``
+    hook draws one (a Chess960 arrangement: then an :class:`Opening`).
 
     Moves are drawn from the game's opening candidates (every legal move unless
     the kernel's ``opening_moves`` hook narrows them) and the opening must be
@@ -74,7 +135,9 @@ def random_openings(
                 f"could not draw {count} distinct {plies}-ply openings for {kernel.name} "
                 "(the game's opening rules allow too few); use fewer pairs or other opening plies"
             )
-        state = kernel.new_state(rules)
+        start = kernel.random_start(rng, kernel.resolve_rules(rules)) \
+            if kernel.random_start is not None else ""
+        state = kernel.new_state(rules, start)
         moves: list[int] = []
         ok = True
         for _ in range(plies):
@@ -94,7 +157,7 @@ def random_openings(
         if h in seen:
             continue
         seen |= kernel.image_hashes(state) if by_symmetry else {h}
-        out.append(tuple(moves))
+        out.append(Opening(moves, start) if start else tuple(moves))
         since_new = 0
     return out
 

@@ -12,7 +12,13 @@ so a match's file is the same for every ``jobs``::
 ``moves`` are the engines' moves after the opening in the game's notation,
 ``nodes`` the nodes searched for each of them; ``score`` is the first
 player's (1, 0.5 or 0) and ``result`` says the same as ``1-0``, ``1/2-1/2`` or
-``0-1``; ``termination`` is why the game ended (the kernel's hook).
+``0-1``; ``termination`` is why the game ended (the kernel's hook, a fault, or
+an adjudication). Three keys appear only where they apply: ``start``, the
+position the opening starts from as text (a FEN from an opening book; absent:
+the game's own start), ``scores``, the engines' own scores of their moves in
+centipawns for the side that moved (``null`` where one sent none), and
+``fault``, the kind of engine fault that ended the game (``illegal``,
+``garbage``, ``timeout``, ``time``, ``crash``).
 
 A replay (:func:`replay_positions`) plays the moves again on the kernel (each
 must be legal) and shows every position as the kernel's text board.
@@ -31,6 +37,7 @@ import numpy as np
 
 from heurtune.errors import HeurtuneError
 from heurtune.games import GameKernel, get_game
+from heurtune.match.openings import start_of
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchSpec
 from heurtune.tomlio import write_atomic
@@ -42,6 +49,8 @@ FIELDS: Mapping[str, type | tuple[type, ...]] = {
     "opening": list, "moves": list, "nodes": list, "result": str, "score": (int, float),
     "termination": str,
 }
+# keys a record holds only where they apply, and their JSON types
+OPTIONAL: Mapping[str, type | tuple[type, ...]] = {"start": str, "scores": list, "fault": str}
 
 
 def pair_records(spec: MatchSpec, pairs: Sequence[PairResult]) -> list[dict[str, Any]]:
@@ -63,6 +72,9 @@ def pair_records(spec: MatchSpec, pairs: Sequence[PairResult]) -> list[dict[str,
                 "nodes": list(game.move_nodes),
                 "result": RESULTS[game.first_score], "score": game.first_score,
                 "termination": game.termination,
+                **({"start": start_of(pair.opening)} if start_of(pair.opening) else {}),
+                **({"scores": list(game.scores)} if game.scores else {}),
+                **({"fault": game.fault} if game.fault else {}),
             })
     return out
 
@@ -107,6 +119,9 @@ def _checked(record: Any, where: str) -> dict[str, Any]:
             raise HeurtuneError(f"{where}: no {key!r}")
         if not isinstance(value, kind) or isinstance(value, bool):
             raise HeurtuneError(f"{where}: {key!r} has the wrong type")
+    for key, kind in OPTIONAL.items():
+        if key in record and (not isinstance(record[key], kind) or isinstance(record[key], bool)):
+            raise HeurtuneError(f"{where}: {key!r} has the wrong type")
     for key in ("players", "opening", "moves"):
         if not all(isinstance(x, str) for x in record[key]):
             raise HeurtuneError(f"{where}: {key!r} must be a list of strings")
@@ -141,12 +156,20 @@ class Position:
         return f"{who} {self.move} ({how})"
 
 
+def record_start(kernel: GameKernel, record: Mapping[str, Any], where: str) -> Any:
+    """The position a recorded game starts from (its ``start``, else the game's)."""
+    try:
+        return kernel.new_state(record["rules"], record.get("start", ""))
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{where}: {exc}") from None
+
+
 def replay_moves(record: Mapping[str, Any], where: str = "game record") -> list[int]:
     """A recorded game's moves from the start (its opening's included) as the
     kernel's moves; a move that is not legal where it stands is a
     :class:`HeurtuneError` naming ``where``."""
     kernel = get_game(record["game"])
-    state = kernel.new_state(record["rules"])
+    state = record_start(kernel, record, where)
     out = []
     for ply, text in enumerate(list(record["opening"]) + list(record["moves"]), start=1):
         try:
@@ -164,7 +187,7 @@ def replay_positions(record: Mapping[str, Any], where: str = "game record"
     """Every position of a recorded game from the start; a move that is not legal
     where it stands is a :class:`HeurtuneError` naming ``where``."""
     kernel = get_game(record["game"])
-    state = kernel.new_state(record["rules"])
+    state = record_start(kernel, record, where)
     positions = [Position(0, None, None, None, state.copy())]
     opening = len(record["opening"])
     texts = list(record["opening"]) + list(record["moves"])
@@ -181,6 +204,8 @@ def describe(record: Mapping[str, Any]) -> str:
     kernel = get_game(record["game"])
     first, second = record["players"]
     opening = " ".join(record["opening"]) or "none"
+    if record.get("start"):
+        opening = f"{opening} from {record['start']}"
     return (f"{first} ({kernel.side_names[0]}) vs {second} ({kernel.side_names[1]}), "
             f"pair {record['pair']}, seed {record['seed']}, opening {opening}; "
             f"{record['result']} after {len(record['opening']) + len(record['moves'])} plies: "

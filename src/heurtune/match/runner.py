@@ -27,9 +27,10 @@ from heurtune.engine.player import Engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.games.registry import GameEntry, restore_games, runtime_games
+from heurtune.match.books import Book
 from heurtune.match.foreground import compiling, interruptible, log
 from heurtune.match.openings import opening_classes, random_openings
-from heurtune.match.play import PairResult, play_pair
+from heurtune.match.play import Adjudication, PairResult, play_pair
 from heurtune.match.stats import MatchStats, Sprt, SprtEstimate, pair_outcome
 
 MAX_PAIRS = 1_000_000
@@ -58,6 +59,11 @@ class MatchSpec:
     every_class: bool = False
     # ``pairs`` is a cap (the SPRT's): a game with fewer distinct openings plays those
     fewer_ok: bool = False
+    # draw the openings from this book (its order shuffled by ``seed``) instead
+    # of playing random ones
+    book: Book | None = None
+    # when the referee ends a game early (engines' scores, a maximum length)
+    adjudication: Adjudication | None = None
 
     def __post_init__(self) -> None:
         if self.a.game != self.b.game:
@@ -74,6 +80,13 @@ class MatchSpec:
         if self.opening_plies is not None and not 0 <= self.opening_plies <= MAX_OPENING_PLIES:
             raise HeurtuneError(
                 f"opening plies must be in [0, {MAX_OPENING_PLIES}], got {self.opening_plies}")
+        if self.book is not None:
+            if self.book.game != self.a.game:
+                raise HeurtuneError(f"opening book {self.book.name} is a {self.book.game} "
+                                    f"book, not {self.a.game}")
+            if self.every_class:
+                raise HeurtuneError("an opening book and one opening of every class "
+                                    "(pairs = \"all\") do not go together")
 
     @property
     def plies(self) -> int:
@@ -82,6 +95,9 @@ class MatchSpec:
         return get_game(self.a.game).opening_plies
 
     def openings(self) -> list[tuple[int, ...]]:
+        if self.book is not None:
+            return list(self.book.draw(self.a.rules, self.pairs, self.seed, self.exclude,
+                                       self.by_symmetry, self.fewer_ok))
         kernel = get_game(self.a.game)
         if self.every_class:
             ops = opening_classes(kernel, self.a.rules, self.plies, self.exclude)
@@ -274,10 +290,11 @@ def _engine(config: EngineConfig) -> Engine:
 
 def _pair_task(
     a: EngineConfig, b: EngineConfig, index: int, opening: tuple[int, ...], seed: int,
-    keep_games: bool = False,
+    keep_games: bool = False, adjudication: Adjudication | None = None,
 ) -> PairResult:
     kernel = get_game(a.game)
-    return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed, keep_games)
+    return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed, keep_games,
+                     adjudication)
 
 
 MAX_JOBS = 1024  # worker processes per match
@@ -369,8 +386,10 @@ def _keeps(keep_games: KeepGames, index: int) -> bool:
 
 
 def _pairs_task(a: EngineConfig, b: EngineConfig, chunk: Sequence[tuple[int, tuple[int, ...]]],
-                seed: int, keep_games: KeepGames = False) -> list[PairResult]:
-    return [_pair_task(a, b, i, op, seed, _keeps(keep_games, i)) for i, op in chunk]
+                seed: int, keep_games: KeepGames = False,
+                adjudication: Adjudication | None = None) -> list[PairResult]:
+    return [_pair_task(a, b, i, op, seed, _keeps(keep_games, i), adjudication)
+            for i, op in chunk]
 
 
 _WARM: set[tuple[str, str]] = set()
@@ -491,7 +510,7 @@ class MatchRunner:
             for i, op in zip(numbers, ops, strict=True):
                 for k, spec in enumerate(specs):
                     yield k, interruptible(_pair_task, spec.a, spec.b, i, op, spec.seed,
-                                           _keeps(keep_games, i))
+                                           _keeps(keep_games, i), spec.adjudication)
             return
         pool = self._executor()
         # a few pairs per task: one round trip to a worker costs about as much as a
@@ -502,7 +521,8 @@ class MatchRunner:
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
         keep = keep_games if isinstance(keep_games, bool) else frozenset(keep_games)
         pending: dict[Future[list[PairResult]], int] = {
-            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed, keep): k
+            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed, keep,
+                        spec.adjudication): k
             for chunk in chunks for k, spec in enumerate(specs)
         }
         order = {i: k for k, i in enumerate(numbers)}  # the given order

@@ -52,7 +52,10 @@ from optuna.trial import FrozenTrial, TrialState
 from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchRunner, MatchSpec, PairResult, check_jobs, stats_of
+from heurtune.match.books import SHIPPED_PREFIX, book_path
+from heurtune.match.pgn import append_pgn
 from heurtune.match.positions import load_positions
+from heurtune.match.runner import KeepGames, PoolPair
 from heurtune.tuning._experimental import experimental_ok
 from heurtune.tuning.after.answers import Answer, default_answer, recorded_sampler
 from heurtune.tuning.after.confirm import needs_confirmation
@@ -97,7 +100,7 @@ class TuneObserver(Protocol):
 
     def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
                        pairs: Sequence[Any], pruned: bool,
-                       duel: dict[str, Any] | None = None) -> None: ...
+                       duel: dict[str, Any] | None = None, pgn: str = "") -> None: ...
 
     def refresh(self, study: optuna.Study) -> None: ...
 
@@ -195,10 +198,26 @@ class _InterruptsInObjective:
         self._saved = {}
 
 
+def trial_pgn(study_name: str, number: int, specs: Sequence[MatchSpec],
+              pairs: Sequence[Any]) -> str:
+    """A trial's games (its pairs played with their games kept) as PGN: against the
+    opponent, every opponent of a pool, or a duel's other weights."""
+    from heurtune.match.pgn import match_pgn
+
+    event = f"heurtune study {study_name} trial {number}"
+    texts = []
+    for k, spec in enumerate(specs):
+        own = [p.pairs[k] if isinstance(p, PoolPair) else p for p in pairs]
+        kept = [p for p in own if len(p.games) == 2]
+        if kept:
+            texts.append(match_pgn(spec, kept, event=event))
+    return "\n".join(texts)
+
+
 def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...]],
                on_pair: Callable[[int, PairResult], None] | None,
                target: int, guard: _InterruptsInObjective | None = None,
-               observer: TuneObserver | None = None,
+               observer: TuneObserver | None = None, pgn: str | None = None,
                ) -> Callable[[optuna.Trial], float | tuple[float, float]]:
     per_opening = sf.pruner.kind == "wilcoxon"
     checkpoint = sf.pruner.kind == "checkpoint"
@@ -220,6 +239,15 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
 
     labels = [m.engine.label for m in sf.pool]
 
+    def _games(trial: optuna.Trial, specs: Sequence[MatchSpec], pairs: Sequence[Any]) -> str:
+        """The trial's games as PGN where they are kept (appended to ``pgn``), else ""."""
+        if not (pgn or sf.pgn):
+            return ""
+        text = trial_pgn(trial.study.study_name, trial.number, specs, pairs)
+        if pgn:
+            append_pgn(pgn, text)
+        return text
+
     def objective(trial: optuna.Trial) -> float | tuple[float, float]:
         pruner = trial.study.pruner
         attrs = _claim(trial, sf, target)
@@ -228,14 +256,18 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
         config = sf.base.with_params(params, name=f"trial-{trial.number}")
         duel = attrs.get(schema.DUEL)
         pairs: list[Any] = []  # PairResult, or PoolPair against a pool
-        keep = observer.sample_pairs if observer is not None else ()  # the games it shows
+        # the games the observer shows (every game where they are kept as PGN)
+        keep: KeepGames = observer.sample_pairs if observer is not None else ()
+        if pgn or sf.pgn:
+            keep = True
         pool = len(sf.pool) > 1 and duel is None
         stream: Generator[Any, None, None]
+        specs = sf.match_specs(config)
         if duel is not None:  # the sampler's other weights, on openings of this trial's own
             other = sf.base.with_params(duel["minus"], name=f"trial-{trial.number}-minus")
-            spec = MatchSpec(config, other, sf.pairs,
-                             duel_seed(sf.seed, trial.number),
-                             sf.opening_plies, by_symmetry=sf.distinct_openings == "symmetry")
+            spec = replace(specs[0], b=other, seed=duel_seed(sf.seed, trial.number),
+                           every_class=False)
+            specs = [spec]
             stream = runner.iter_pairs(spec, spec.openings(), keep_games=keep)
         else:
             # each trial its own order of the same openings, for the checkpoint pruner
@@ -243,11 +275,9 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                      else list(range(len(openings))))
             ordered = [openings[i] for i in order]
             if pool:  # an opening counts once every opponent has played it
-                stream = runner.iter_pool(sf.match_specs(config), sf.weights, ordered, order,
-                                          keep_games=keep)
+                stream = runner.iter_pool(specs, sf.weights, ordered, order, keep_games=keep)
             else:
-                stream = runner.iter_pairs(sf.match_spec(config), ordered, order,
-                                           keep_games=keep)
+                stream = runner.iter_pairs(specs[0], ordered, order, keep_games=keep)
         running = 0.0
         try:
             for pair in waiting(stream):
@@ -267,16 +297,20 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                     pruner.observe(trial.number, pair.index, pair.score)
                 if trial.should_prune():
                     _record(trial, pairs, labels)
+                    games = _games(trial, specs, pairs)
                     if observer is not None:  # notes and artifacts while the trial runs
-                        observer.trial_finished(trial, config, sf, pairs, pruned=True)
+                        observer.trial_finished(trial, config, sf, pairs, pruned=True,
+                                                pgn=games)
                     raise optuna.TrialPruned(f"pruned after {len(pairs)} of {sf.pairs} pairs")
         finally:
             stream.close()
             if isinstance(pruner, CheckpointPruner):
                 pruner.forget(trial.number)
         score = _record(trial, pairs, labels, keep_pairs=checkpoint or duel is not None)
+        games = _games(trial, specs, pairs)
         if observer is not None:
-            observer.trial_finished(trial, config, sf, pairs, pruned=False, duel=duel)
+            observer.trial_finished(trial, config, sf, pairs, pruned=False, duel=duel,
+                                    pgn=games)
         if sf.multi_objective:
             return score, _cost(trial, pairs)
         return score
@@ -448,6 +482,7 @@ def tune(
     runner: MatchRunner | None = None,
     until: Callable[[optuna.Study], bool] | None = None,
     observer: TuneObserver | None = None,
+    pgn: str | None = None,
 ) -> TuneSummary:
     """Create or resume the study and run trials until it has ``trials`` finished ones.
 
@@ -455,7 +490,8 @@ def tune(
     processes; the simulated-oracle benchmark passes its own); ``until``, called
     between trials, stops the run early when it returns true; ``observer`` is
     told of the study and every trial as it goes (optuna-dashboard's notes and
-    artifacts: :class:`heurtune.tuning.views.Dashboard`)."""
+    artifacts: :class:`heurtune.tuning.views.Dashboard`); ``pgn``: a file every
+    trial's games are appended to as PGN."""
     name = study_name or sf.name
     target = trials if trials is not None else sf.trials
     if target < 1:
@@ -502,6 +538,8 @@ def tune(
                     f"study {name!r} was created with a different setup ({', '.join(diff)} "
                     "differ); use another --study-name")
         sf = _resumed_sampler(study, sf)
+    if sf.book is not None:  # where confirm finds the book (the setup holds its digest)
+        study.set_user_attr(schema.BOOK_PATH, _book_reference(sf.book.name))
     # trials of workers that died (no heartbeat for the grace period): failed now,
     # and their retries enqueued, so that this run plays them
     with experimental_ok():
@@ -538,7 +576,8 @@ def tune(
                 objective = _positions_objective(sf, fit, target)
             else:
                 assert play is not None  # a match study has its runner
-                objective = _objective(sf, play, openings, on_pair, target, guard, observer)
+                objective = _objective(sf, play, openings, on_pair, target, guard, observer,
+                                       pgn)
             if fit is not None and sf.sampler.kind == "lbfgs":
                 _local_search(study, sf, fit, objective, target, callbacks, guard, until)
             while (_wanted(study, target) and not (until is not None and until(study))
@@ -770,6 +809,14 @@ def _sampler_changes(record: dict[str, Any], spec: SamplerSpec, answer: str) -> 
     if before_answer != answer:
         changed.append(f"answer {before_answer} -> {answer}")
     return changed
+
+
+def _book_reference(name: str) -> str:
+    """A book's reference as another command finds it: a shipped book's name, or
+    the file's absolute path."""
+    if name.startswith(SHIPPED_PREFIX):
+        return name
+    return str(book_path(name).resolve())
 
 
 def _wait_for_setup(study: optuna.Study, stored: Any, seconds: float = 10.0) -> Any:

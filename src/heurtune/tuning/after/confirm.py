@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,9 +39,14 @@ from heurtune.match import (
     paired_difference,
     stats_of,
 )
+from heurtune.match.books import Book, book_path, cached_book
+from heurtune.match.openings import opening_record
+from heurtune.match.pgn import append_pgn, match_pgn, write_pgn
+from heurtune.match.play import Adjudication
 from heurtune.match.runner import MAX_PAIRS
 from heurtune.match.simultaneous import simultaneous_differences
 from heurtune.match.stats import score_differences, sprt_pair_cap
+from heurtune.tomlio import check_writable
 from heurtune.tuning.after.answers import study_answers
 from heurtune.tuning.study import (
     StudySetup,
@@ -106,10 +112,41 @@ def _candidates(study: optuna.Study, base: EngineConfig, complete: Sequence[Froz
     return unique
 
 
-def tuning_spec(setup: StudySetup, base: EngineConfig, opponent: EngineConfig) -> MatchSpec:
-    """The match every trial of the study played (its openings are the ones to avoid)."""
+def tuning_spec(setup: StudySetup, base: EngineConfig, opponent: EngineConfig,
+                book: Book | None = None) -> MatchSpec:
+    """The match every trial of the study played (its openings are the ones to avoid),
+    from ``book`` when the study drew from one."""
+    adjudication = Adjudication(**setup.adjudication) if setup.adjudication else None
     return MatchSpec(base, opponent, setup.pairs, setup.seed, setup.opening_plies,
-                     by_symmetry=setup.by_symmetry, every_class=setup.every_class)
+                     by_symmetry=setup.by_symmetry, every_class=setup.every_class,
+                     book=book, adjudication=adjudication)
+
+
+def study_book(study: optuna.Study, setup: StudySetup, base: EngineConfig,
+               given: str | None = None) -> tuple[Book | None, Book | None]:
+    """The book the study's tuning drew from (checked against the digest its setup
+    recorded), and the one fresh openings come from: ``given`` (a file or
+    heurtune:NAME), else the study's own. (None, None) for a study of random
+    openings and no book given."""
+    recorded = setup.book
+    own = None
+    if recorded is not None:
+        where = str(study.user_attrs.get(schema.BOOK_PATH, recorded["name"]))
+        name = recorded["name"]
+        try:
+            path = book_path(where)
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            raise HeurtuneError(f"study {study.study_name!r} drew its openings from the book "
+                                f"{name}, which is not at {where} any more (copy it back; "
+                                "`--openings FILE` draws fresh openings from another book, "
+                                "but the study's own are needed to leave them out)") from None
+        if digest != recorded["sha256"]:
+            raise HeurtuneError(f"the opening book at {where} is not the one study "
+                                f"{study.study_name!r} drew from (it changed since)")
+        own = cached_book(where, base.game, base.rules)
+    fresh = cached_book(given, base.game, base.rules) if given else own
+    return own, fresh
 
 
 def duel_openings(study: optuna.Study, setup: StudySetup,
@@ -142,11 +179,17 @@ def confirm_study(
     on_line: Callable[[str], None] = lambda _line: None,
     on_pair: Callable[[], None] | None = None,
     runner: MatchRunner | None = None,
+    openings_file: str | None = None,
+    pgn: str | None = None,
+    pgn_append: bool = False,
 ) -> Verdict:
     """Confirm a study's best trials on fresh openings and store the verdict.
 
     Returns the verdict (also stored as the study's ``confirmation`` user
     attribute). ``on_line`` receives one line per finished match.
+    ``openings_file``: a book the fresh openings come from (default: the study's
+    own book, else random ones); ``pgn``: a file that gets every game played,
+    as PGN (written at the end; added to what it holds with ``pgn_append``).
     """
     study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
     if len(study.directions) > 1:
@@ -164,18 +207,24 @@ def confirm_study(
         raise HeurtuneError(f"study {study_name!r} has no completed trial to confirm")
     baseline = next((c for c in candidates if c.baseline), None)
 
-    tuning = tuning_spec(setup, base, opponent)
+    own_book, book = study_book(study, setup, base, openings_file)
+    tuning = tuning_spec(setup, base, opponent, own_book)
     tuning_openings = tuple(tuning.openings()) + duel_openings(study, setup, tuning)
     seed = options.seed if options.seed is not None else (setup.seed + 1) % (SEED_MAX + 1)
     plies = options.opening_plies if options.opening_plies is not None else tuning.plies
-    fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings)
+    fresh = MatchSpec(base, opponent, options.pairs, seed, plies, tuning_openings, book=book,
+                      adjudication=tuning.adjudication)
     openings = fresh.openings()
     seen = tuning_openings + tuple(openings)
     # the two-stage check's (none with max-t), drawn before any game is played: an
     # opening space too small fails now
-    check_spec = (MatchSpec(base, opponent, options.check, (seed + 1) % (SEED_MAX + 1), plies,
-                            seen) if options.check else None)
+    check_spec = (replace(fresh, pairs=options.check, seed=(seed + 1) % (SEED_MAX + 1),
+                          exclude=seen) if options.check else None)
     check_openings = check_spec.openings() if check_spec is not None else []
+    if pgn:
+        check_writable(pgn)  # before the games, which would be lost
+    games: list[tuple[MatchSpec, list[Any]]] = []  # what the PGN file gets
+    keep = bool(pgn)
     results: list[dict[str, Any]] = []
     played: dict[str, list[Any]] = {}
     labels = [opp.label for opp, _w in pool]
@@ -183,7 +232,7 @@ def confirm_study(
         for cand in candidates:
             config = base.with_params(cand.params, name=f"{study_name}-{cand.label.split(' (')[0]}"
                                       .replace(" ", "-"))
-            pairs = _play(play, config, pool, fresh, openings, on_pair)
+            pairs = _play(play, config, pool, fresh, openings, on_pair, keep, games)
             played[cand.label] = pairs
             stats = stats_of(pairs, labels)
             entry = {"label": cand.label, "trial": cand.trial, "answer": cand.answer,
@@ -204,8 +253,9 @@ def confirm_study(
             "pairs": options.pairs,
             "seed": seed,
             "opening_plies": plies,
-            "openings": [list(op) for op in openings],
+            "openings": [opening_record(op) for op in openings],
             "excluded_study_openings": len(tuning_openings),
+            **({"book": book.name} if book is not None else {}),
             "completed_trials": len(complete),
             "candidates": results,
             "winner": winner.get("trial"),
@@ -224,7 +274,7 @@ def confirm_study(
                 on_line(f"winner {winner['label']}: {_max_t_text(verdict['max_t'])}")
         if check_spec is not None and not winner["baseline"]:
             check = _check(play, base, study_name, winner, baseline, pool, labels,
-                           check_spec, check_openings, on_pair)
+                           check_spec, check_openings, on_pair, keep, games)
             seen += tuple(check_openings)
             verdict["check"] = check
             on_line(f"check  {winner['label']:<13} {check['pairs']} further fresh pairs: "
@@ -237,40 +287,58 @@ def confirm_study(
                 measured = pair_variance([p.score for p in played[winner["label"]]])
                 cap = min(sprt_pair_cap(sprt, pair_var=min(max(measured, 1e-3), 0.25)),
                           MAX_PAIRS)
-            spec = MatchSpec(config, opponent, cap, (seed + 2) % (SEED_MAX + 1),
-                             plies, seen, fewer_ok=True)
+            spec = replace(fresh, a=config, pairs=cap, seed=(seed + 2) % (SEED_MAX + 1),
+                           exclude=seen, fewer_ok=True)
             result, outcome = play.run_sprt(
-                spec, sprt, on_pair=(lambda _p, _l: on_pair()) if on_pair else None)
+                spec, sprt, on_pair=(lambda _p, _l: on_pair()) if on_pair else None,
+                keep_games=keep)
+            games.append((spec, result.pairs))
             verdict["sprt"] = {**outcome.to_dict(), **result.stats.to_dict(),
                                "seed": spec.seed, "max_pairs": cap}
             on_line(f"winner {winner['label']}: {outcome.summary()}")
     study.set_user_attr(schema.CONFIRMATION, verdict)
+    if pgn:
+        event = f"heurtune study {study_name} confirmation"
+        text = "\n".join(match_pgn(spec, [p for p in pairs if len(p.games) == 2], event=event)
+                         for spec, pairs in games if pairs)
+        if pgn_append:
+            append_pgn(pgn, text)
+        else:
+            write_pgn(pgn, text)
     return Verdict(verdict)
 
 
 def _play(play: MatchRunner, config: EngineConfig, pool: list[tuple[EngineConfig, float]],
           spec: MatchSpec, openings: list[tuple[int, ...]],
-          on_pair: Callable[[], None] | None) -> list[Any]:
+          on_pair: Callable[[], None] | None, keep: bool = False,
+          games: list[tuple[MatchSpec, list[Any]]] | None = None) -> list[Any]:
     """``config`` against the study's opponent on ``openings`` (with ``spec``'s
     seed and plies), or against every opponent of a pool on each of them; the
-    pairs in index order."""
+    pairs in index order. With ``keep``, each opponent's pairs keep their games
+    and go into ``games``."""
     specs = [replace(spec, a=config, b=opp) for opp, _w in pool]
     if len(pool) == 1:
-        return list(play.run(specs[0], on_pair=(lambda _p: on_pair()) if on_pair else None,
-                             openings=openings).pairs)
-    pairs: list[Any] = []
-    for pool_pair in play.iter_pool(specs, [w for _o, w in pool], openings):
-        pairs.append(pool_pair)
+        pairs = list(play.run(specs[0], on_pair=(lambda _p: on_pair()) if on_pair else None,
+                              openings=openings, keep_games=keep).pairs)
+        if keep and games is not None:
+            games.append((specs[0], pairs))
+        return pairs
+    pooled: list[Any] = []
+    for pool_pair in play.iter_pool(specs, [w for _o, w in pool], openings, keep_games=keep):
+        pooled.append(pool_pair)
         if on_pair is not None:
             on_pair()
-    pairs.sort(key=lambda p: p.index)
-    return pairs
+    pooled.sort(key=lambda p: p.index)
+    if keep and games is not None:
+        games.extend((s, [p.pairs[k] for p in pooled]) for k, s in enumerate(specs))
+    return pooled
 
 
 def _check(play: MatchRunner, base: EngineConfig, study_name: str, winner: dict[str, Any],
            baseline: Contender | None, pool: list[tuple[EngineConfig, float]],
            labels: list[str], spec: MatchSpec, openings: list[tuple[int, ...]],
-           on_pair: Callable[[], None] | None) -> dict[str, Any]:
+           on_pair: Callable[[], None] | None, keep: bool = False,
+           games: list[tuple[MatchSpec, list[Any]]] | None = None) -> dict[str, Any]:
     """The second stage: the winner and the baseline against the study's
     opponents on further fresh ``openings`` (drawn by ``spec``: none of the
     tuning's or the selection's, nor their images). These games did not pick the
@@ -282,11 +350,11 @@ def _check(play: MatchRunner, base: EngineConfig, study_name: str, winner: dict[
         contenders.append(("baseline", dict(baseline.params)))
     for role, params in contenders:
         config = base.with_params(params, name=f"{study_name}-{role}")
-        played[role] = _play(play, config, pool, spec, openings, on_pair)
+        played[role] = _play(play, config, pool, spec, openings, on_pair, keep, games)
     check: dict[str, Any] = {
         "pairs": spec.pairs,
         "seed": spec.seed,
-        "openings": [list(op) for op in openings],
+        "openings": [opening_record(op) for op in openings],
         "excluded_openings": len(spec.exclude),
         "winner": stats_of(played["winner"], labels).to_dict(),
     }

@@ -53,6 +53,8 @@ EXPORTED = "exported"
 POSITIONS = "positions"  # a positions study's file, fitted K, split and baseline losses
 LOCAL_SEARCH = "local_search"  # sampler lbfgs: converged, after how many finished trials
 ENVIRONMENT = "environment"  # the creating worker's libraries, processor, OpenBLAS kernel
+# where the study's opening book was read (a path, or heurtune:NAME): the last worker's
+BOOK_PATH = "opening_book_path"
 # + a digest of one: another environment a worker joined or resumed the study in
 # (that worker's environment and, under "differs", what differs from the creator's)
 JOINED_ENVIRONMENT = "environment_joined_"
@@ -185,6 +187,18 @@ class StudySetup:
     def every_class(self) -> bool:
         """``pairs = "all"``: one opening of every symmetry class."""
         return bool(self.raw.get("openings") == "all")
+
+    @property
+    def book(self) -> Mapping[str, str] | None:
+        """The opening book its matches draw from (its file's name and digest), or
+        None (random openings)."""
+        book = self.raw.get("book")
+        return dict(book) if isinstance(book, Mapping) else None
+
+    @property
+    def adjudication(self) -> Mapping[str, int]:
+        """Its adjudication rules (empty: none)."""
+        return dict(self.raw.get("adjudication", {}))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ from heurtune.engine import MAX_PLY, EngineConfig, ProcessSpec, SearchSettings, 
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match import SEED_MAX, check_jobs
+from heurtune.match.books import SHIPPED_PREFIX, Book, book_path, cached_book
 from heurtune.match.openings import opening_classes
+from heurtune.match.play import Adjudication
 from heurtune.tomlio import read_toml
 from heurtune.tuning.samplers.registry import SamplerSpec, check_space
 from heurtune.tuning.studyfile._spec import (
@@ -111,7 +113,14 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
             name="tuned",
             process=process,
         )
-        space = base.heuristic_obj.space.narrowed(_table(data, "params", where))
+        named = _table(data, "params", where)
+        declared = base.heuristic_obj.space
+        if process is not None and process.dialect(game) == "uci":
+            # a UCI engine declares its hash size, threads and much more that no study
+            # should search: only the options [params] names are searched
+            named = {**{p.name: {"fixed": p.default} for p in declared.params
+                        if p.name not in named}, **named}
+        space = declared.narrowed(named)
     except HeurtuneError as exc:
         raise HeurtuneError(f"{where}: {exc}") from None
     base = base.with_params(space.defaults())
@@ -256,6 +265,17 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
     answer = _typed(study.get("answer", defaults["answer"]), str, f"{w}: answer")
     if answer not in ANSWERS:
         raise HeurtuneError(f"{w}: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
+    adjudication = _adjudication(data, where)
+    pgn = _typed(study.get("pgn", False), bool, f"{w}: pgn")
+    book, book_sha256 = None, ""
+    if "openings" in study:
+        if every_class:
+            raise HeurtuneError(f"{w}: openings (a book) and pairs = \"all\" do not go "
+                                "together")
+        if positions is not None:
+            raise HeurtuneError(f"{w}: openings (a book) are for matches; a positions study's "
+                                "openings are its positions' games'")
+        book, book_sha256 = _book(study, path, w, base, pairs, sampler.duels, confirm)
     return StudyFile(
         path=where, name=name, base=base, space=space, opponent=opponent,
         opponent_spec=opponent_spec, pool=tuple(pool), objectives=objectives, budget=budget,
@@ -264,7 +284,42 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         opening_plies=plies, pruner=pruner, start_from=start_from, start_params=start_params,
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
         every_class=every_class, answer=answer, positions=positions,
+        book=book, book_sha256=book_sha256, adjudication=adjudication, pgn=pgn,
     )
+
+
+def _book(study: Mapping[str, Any], path: str | os.PathLike[str], w: str, base: EngineConfig,
+          pairs: int, duels: bool, confirm: ConfirmOptions | None) -> tuple[Book, str]:
+    """``[study] openings = FILE``: the book, read and checked now (before any game),
+    and its digest; a book with fewer distinct openings than the study's tuning and
+    its ``[confirm]`` section draw is refused here."""
+    import hashlib
+
+    name = _need(study, "openings", str, w)
+    reference = name if name.startswith(SHIPPED_PREFIX) else _beside(path, name)
+    book = cached_book(reference, base.game, base.rules)
+    needed = pairs + (confirm.pairs + confirm.check if confirm is not None else 0)
+    what = (f"{pairs} pairs per trial" + (" (each duel trial its own)" if duels else "")
+            + (f", and its confirmation {confirm.pairs} + {confirm.check}"
+               if confirm is not None else ""))
+    if book.distinct < needed:
+        raise HeurtuneError(f"{w}: opening book {name} holds {book.distinct} distinct openings; "
+                            f"the study needs {needed} ({what})")
+    digest = hashlib.sha256(book_path(reference).read_bytes()).hexdigest()
+    return book, digest
+
+
+def _adjudication(data: Mapping[str, Any], where: str) -> Adjudication | None:
+    """The ``[adjudication]`` section (None without one)."""
+    if "adjudication" not in data:
+        return None
+    table = _table(data, "adjudication", where)
+    w = f"{where} [adjudication]"
+    _check_keys(table, SECTION_KEYS["adjudication"], w)
+    try:
+        return Adjudication(**{k: _typed(v, int, f"{w}: {k}") for k, v in table.items()})
+    except HeurtuneError as exc:
+        raise HeurtuneError(f"{w}: {exc}") from None
 
 
 def _positions(data: Mapping[str, Any], study: Mapping[str, Any], path: str | os.PathLike[str],

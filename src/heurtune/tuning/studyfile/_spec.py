@@ -62,6 +62,8 @@ from typing import Any
 from heurtune.engine import EngineConfig, ParamSpace
 from heurtune.errors import HeurtuneError
 from heurtune.match import SEED_MAX, MatchSpec, Sprt, check_jobs
+from heurtune.match.books import Book
+from heurtune.match.play import Adjudication
 from heurtune.tuning.samplers.registry import SamplerSpec
 
 # what ``export`` writes for an unconfirmed study (confirm plays all of them):
@@ -93,13 +95,16 @@ PRUNERS = ("checkpoint", "wilcoxon", "median", "none")
 # a test checks the two agree); [params] takes the heuristic's parameter names and
 # [sampler] ``kind`` plus the named sampler's options (its SamplerKind.options)
 SECTION_KEYS: dict[str, frozenset[str]] = {
-    "": frozenset({"study", "engine", "params", "pruner", "confirm", "sampler", "positions"}),
+    "": frozenset({"study", "engine", "params", "pruner", "confirm", "sampler", "positions",
+                   "adjudication"}),
     "study": frozenset({
         "name", "game", "opponent", "opponents", "trials", "pairs", "seed", "sampler", "jobs",
         "opening_plies", "budget", "time_ms", "objectives", "search",
         "start_from", "sampler_seeding", "distinct_openings", "answer", "objective",
-        "positions",
+        "positions", "openings", "pgn",
     }),
+    "adjudication": frozenset({"draw_after", "draw_moves", "draw_score", "resign_moves",
+                               "resign_score", "max_plies"}),
     "positions": frozenset({"loss", "held_out", "threads", "perspective"}),
     "engine": frozenset({"heuristic", "search", "rules", "process"}),
     "pruner": frozenset({"kind", "p_threshold", "n_startup_steps", "n_warmup_steps", "alpha",
@@ -268,6 +273,14 @@ class StudyFile:
     budget: str = "nodes"  # "time": every engine searches ``time_ms`` per move
     # objective = "positions": the position set whose loss the trials minimise
     positions: PositionsSpec | None = None
+    # an opening book every match of the study draws from (the tuning, the
+    # confirmation's selection and check, each on openings of its own)
+    book: Book | None = None
+    book_sha256: str = ""
+    # when the referee ends a game early (engines' scores, a maximum length)
+    adjudication: Adjudication | None = None
+    # every trial's and the confirmation's games kept as PGN artifacts
+    pgn: bool = False
 
     @property
     def multi_objective(self) -> bool:
@@ -288,7 +301,8 @@ class StudyFile:
         (a positions study's: those of its positions' games, :meth:`_openings`)."""
         pairs, seed, plies, distinct = self._openings()
         return [MatchSpec(engine or self.base, m.engine, pairs, seed, plies,
-                          by_symmetry=distinct == "symmetry", every_class=self.every_class)
+                          by_symmetry=distinct == "symmetry", every_class=self.every_class,
+                          book=self.book, adjudication=self.adjudication)
                 for m in self.pool]
 
     def _openings(self) -> tuple[int, int, int, str]:
@@ -376,6 +390,10 @@ class StudyFile:
                if self.sampler_seeding != "per-study" else {}),
             **({"distinct_openings": distinct} if distinct != "position" else {}),
             **({"openings": "all"} if self.every_class else {}),
+            **({"book": {"name": Path(self.book.name).name, "sha256": self.book_sha256}}
+               if self.book is not None else {}),
+            **({"adjudication": self.adjudication.to_dict()}
+               if self.adjudication is not None and self.adjudication.active else {}),
             # duel trials mean something else: a study is one or the other
             **({"sampler": self.sampler.kind} if self.sampler.duels else {}),
             **({"objective": "positions", "positions": self.positions.setup()}
