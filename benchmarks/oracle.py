@@ -132,8 +132,8 @@ FULL_EXTRA = [
     # the gradient's prior four times wider at an edge (2026-11-26, later)
     Config("duels-edge-prior", "duels", 16, 64_000, {"edge_prior": 4.0}),
     Config("duels-edge-prior-2", "duels", 16, 64_000, {"edge_prior": 2.0}),
-    # never widened, in any number of parameters (the default before 2026-11-27, stop
-    # 45; since then the default widens from 8 parameters on)
+    # never widened, in any number of parameters (the default before 2026-11-27;
+    # since then the default widens from 8 parameters on)
     Config("duels-edge-prior-off", "duels", 16, 64_000, {"edge_prior": 1.0}),
     # ... only once the model holds 8 duels per coefficient (2026-11-27)
     Config("duels-edge-prior-after", "duels", 16, 64_000,
@@ -144,42 +144,42 @@ FULL_EXTRA = [
     # ... both: after 8 duels per coefficient, and only where the slope is 1 sd sure
     Config("duels-edge-prior-after-slope", "duels", 16, 64_000,
            {"edge_prior": 4.0, "edge_prior_after": 8.0, "edge_prior_slope_z": 1.0}),
-    # the radius halved where the held-out duels disagree with the model by 3 sd (stop 48)
+    # the radius halved where the held-out duels disagree with the model by 3 sd (2026-11-27)
     Config("duels-narrow", "duels", 16, 64_000, {"narrow": 0.5, "narrow_z": 3.0}),
-    # never narrowed (the default before stop 48; since then 0.5 at 5 sd)
+    # never narrowed (the default until 2026-11-27; since then 0.5 at 5 sd)
     Config("duels-narrow-off", "duels", 16, 64_000, {"narrow": 0.0}),
-    # the default without its guard on the answer (stop 50, "A real box with cusps")
+    # the default without its guard on the answer (2026-11-28, "A real box with cusps")
     Config("duels-guard-off", "duels", 16, 64_000, {"guard_z": 0.0}),
     # ... with the guard on the model's record where no held-out duel has measured the
-    # answer yet (its latest half; the default since stop 56, "The guard on the model's
+    # answer yet (its latest half; the default since 2026-11-28, "The guard on the model's
     # record")
     Config("duels-record", "duels", 16, 64_000, {"guard_record": 0.5}),
-    # ... and without it (the default until stop 56)
+    # ... and without it (the default until 2026-11-28)
     Config("duels-record-off", "duels", 16, 64_000, {"guard_record": 0.0}),
-    # ... at a flat 5 sd, not 3 (stop 48, later: its default, before narrow_from)
+    # ... at a flat 5 sd, not 3 (2026-11-27: its default, before narrow_from)
     Config("duels-narrow-z5", "duels", 16, 64_000,
            {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 0.0}),
     # ... its bar rising with the held-out duels: 3 sd at the first, 5 from the 100th
-    # (the default since stop 49)
+    # (the default since 2026-11-28)
     Config("duels-narrow-rising", "duels", 16, 64_000,
            {"narrow": 0.5, "narrow_z": 5.0, "narrow_from": 3.0}),
     # duel points a quarter of each range from their centre (the default's: half a
     # range): on a real fine box whose tuned point sits beside a cliff that the
-    # default's duels span (stop 52, "Fine-tuning a real tuned point: Morris")
+    # default's duels span (2026-11-28, "Fine-tuning a real tuned point: Morris")
     Config("duels-radius-half", "duels", 16, 64_000, {"radius": 0.5}),
     # the radius narrowed also on the guard's signal (the answer measured at or below
     # the baseline, 3 sd or more below the model's gain; -2: 2 sd, explored first): an
-    # adaptive remedy for the cliff above, not adopted (stop 53, "Narrowing on the
+    # adaptive remedy for the cliff above, not adopted (2026-11-28, "Narrowing on the
     # guard's signal": +1.05 Elo on the real Morris fine box, but no gain on `cliff`'s
     # fresh seeds)
     Config("duels-narrow-below", "duels", 16, 64_000, {"narrow_below": 3.0}),
     # the answer moved toward a far maximum (reach = -1: 1.75 times the prior's distance
-    # below 8 parameters), since stop 61 only where the curvature's empirical-Bayes scale
-    # is at most 4: the default since stop 61 ("The scale gate"); without that gate,
-    # stop 60's candidate, not adopted ("How far the model's maximum lies"; its runs were
+    # below 8 parameters), since 2026-11-29 only where the curvature's empirical-Bayes
+    # scale is at most 4: the default since then ("The scale gate"); without that gate,
+    # the candidate before it, not adopted ("How far the model's maximum lies"; its runs were
     # made as "duels" while it was the default under test)
     Config("duels-reach", "duels", 16, 64_000, {"reach": -1.0}),
-    # ... and without the move (the default until stop 61)
+    # ... and without the move (the default until 2026-11-29)
     Config("duels-reach-off", "duels", 16, 64_000, {"reach": 0.0}),
     Config("duels-narrow-below-2", "duels", 16, 64_000, {"narrow_below": 2.0}),
     Config("spsa-classic", "spsa", 32, 200_000, {"schedule": "classic"}),
@@ -454,7 +454,7 @@ def paired_losses(marks: list[int], base: np.ndarray, other: np.ndarray
     averaged over the seeds with its standard error, at each of :data:`PAIRED_GAMES`
     among ``marks``: negative is better. Two answers read off the same runs, or two
     runs whose seeds draw the same games, differ far less than their medians'
-    crossing points do (docs/results/optimisers.md, "Seed by seed")."""
+    crossing points do (research/optimisers-log.md, "Seed by seed")."""
     diff = np.asarray(other) - np.asarray(base)
     out: dict[str, list[float]] = {}
     for games in PAIRED_GAMES:

@@ -2,7 +2,7 @@
 
     python benchmarks/real_optimisers.py --games isolation,morris \\
         --samplers duels,spsa,multivariate-tpe --seeds 3 --budgets 8000,16000,32000 --workers 2 \\
-        --out docs/results/optimisers/real.json --plot docs/results/optimisers/real.png
+        --out research/optimisers/real.json --plot research/optimisers/real.png
     python benchmarks/real_optimisers.py --plot-from A.json,B.json --plot FILE.png   # merge, re-plot
     python benchmarks/real_optimisers.py --plot-from A.json --paired duels,duels-edge-prior
     python benchmarks/real_optimisers.py --games isolation --samplers spsa,multivariate-tpe \\
@@ -219,7 +219,7 @@ SETUPS: dict[str, Setup] = {
     # in ranges half as wide as `isolation`'s (opp2's as wide), around a good answer
     # (multivariate TPE's seed-4 answer at 32,000 games, +94.7 [+73, +117] Elo over
     # the defaults on the confirmation openings, every value inside the box), which is
-    # the baseline (docs/results/optimisers.md, "Fine-tuning a real tuned point")
+    # the baseline (research/optimisers-log.md, "Fine-tuning a real tuned point")
     "isolation-fine": isolation_fine(
         {"own_start": 2.0, "opp_start": 0.75, "opp_end": 1.25, "own2": 0.35, "opp2": 0.45},
         "a fine box around a tuned point of `isolation` (its baseline)"),
@@ -233,7 +233,7 @@ SETUPS: dict[str, Setup] = {
     # (not in the default command) `isolation`'s five and three more of `weighted`'s
     # fine-tuning weights: own_end (default 1, exported 1), centrality and distance
     # (defaults 0, exported 0.7 and -0.05; their whole ranges): the narrowing default
-    # on an Isolation box of 8 parameters (docs/results/optimisers.md, "Narrowing on
+    # on an Isolation box of 8 parameters (research/optimisers-log.md, "Narrowing on
     # an Isolation box of eight parameters")
     "isolation-eight": Setup(
         "isolation", "weighted", 3,
@@ -254,17 +254,17 @@ SETUPS: dict[str, Setup] = {
     "morris": morris_setup(MORRIS_FIVE, "phased's influential moving-phase weights; the "
                                         "rest pinned at the defaults"),
     # (not in the default command) six of phased's weights, for the threshold of
-    # `edge_prior`'s default (docs/results/optimisers.md, "Six parameters: the rule"):
+    # `edge_prior`'s default (research/optimisers-log.md, "Six parameters: the rule"):
     # the five of `morris` and `move_double_mills`
     "morris-six": morris_setup(MORRIS_FIVE + ("move_double_mills",),
                                "six of phased's moving-phase weights"),
     # (not in the default command) seven of phased's weights, one below the threshold
-    # of `edge_prior`'s default (docs/results/optimisers.md, "Checks of the default
+    # of `edge_prior`'s default (research/optimisers-log.md, "Checks of the default
     # below 8 parameters"): the moving phase's seven
     "morris-seven": morris_setup(MORRIS_FIVE + ("move_double_mills", "move_mobility"),
                                  "the seven moving-phase weights of phased"),
     # (not in the default command) eight of phased's weights, for the default of
-    # `edge_prior` by the number of parameters (docs/results/optimisers.md, "A default
+    # `edge_prior` by the number of parameters (research/optimisers-log.md, "A default
     # by the number of parameters"): the five above, the two other moving-phase
     # weights and the placing phase's mills
     "morris-eight": morris_setup(
@@ -272,7 +272,7 @@ SETUPS: dict[str, Setup] = {
         "eight of phased's weights: the moving phase's seven and the placing mills"),
     # (not in the default command) fine-tuning a tuned Morris point: around
     # multivariate TPE's seed-2 answer on `morris` at 32,000 games (+290.7 [+269, +314]
-    # Elo over the defaults), rounded, which is the baseline (docs/results/optimisers.md,
+    # Elo over the defaults), rounded, which is the baseline (research/optimisers-log.md,
     # "Fine-tuning a real tuned point: Morris")
     "morris-fine": morris_fine(
         {"move_stones": 8.75, "move_mills": 4.5, "move_possible_mills": 1.0,
@@ -280,7 +280,7 @@ SETUPS: dict[str, Setup] = {
         "a fine box around a tuned point of `morris` (its baseline)"),
     # (not in the default command) a second tuned Morris point, the same way: TPE's
     # seed-1 answer on `morris` at 32,000 games (+289.4 Elo over the defaults), rounded,
-    # whose `move_blocked` (0.95) lies on the slope of morris-fine's cliff (stop 52)
+    # whose `move_blocked` (0.95) lies on the slope of morris-fine's cliff (2026-11-28)
     "morris-fine-2": morris_fine(
         {"move_stones": 9.5, "move_mills": 4.4, "move_possible_mills": 0.95,
          "move_open_mills": 7.1, "move_blocked": 0.95},
@@ -288,7 +288,7 @@ SETUPS: dict[str, Setup] = {
     # (not in the default command) a third tuned Morris point, the same way: TPE's
     # seed-0 answer on `morris` at 32,000 games (+282.3 Elo over the defaults), rounded,
     # in another region (move_mills 9.8, move_blocked 3.1): the fifth real fine box, on
-    # which screen's lopsided reading is tested (docs/results/optimisers.md, "`screen`
+    # which screen's lopsided reading was tested (research/optimisers-log.md, "`screen`
     # names a cliff beside the baseline")
     "morris-fine-3": morris_fine(
         {"move_stones": 8.1, "move_mills": 9.8, "move_possible_mills": 4.15,

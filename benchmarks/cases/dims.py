@@ -3,11 +3,11 @@
 them was run (the bar was chosen on the four-parameter cases and ``two``; ``twelve``
 is the only built-in case with more). Load them with ``--cases``:
 
-    python benchmarks/answer_rules.py --cases benchmarks/cases/dims.py \
-        --case six,eight_rotated --rules step-off,current,step-flat --seeds 24
+    python benchmarks/oracle.py --cases benchmarks/cases/dims.py --case eight_rotated \
+        --optimisers duels --seeds 24
 
 Each is on [0, 200] per parameter, the baseline 2 Elo below the in-box best
-(toward the farthest corner) unless said (docs/results/optimisers.md, "The step's
+(toward the farthest corner) unless said (research/optimisers-log.md, "The step's
 bar in more parameters").
 """
 
@@ -54,12 +54,12 @@ case("eight_edge", bowls((2.0,) * 8, (200.0, 215.0, 0.0, -15.0) + (100.0,) * 4),
                  "2026-11-27 for tune's advice by the number of parameters)")
 case("six_centred", bowls((2.0,) * 6, (100.0,) * 6), 6, optimum=(100.0,) * 6,
      description="6 parameters, 2 Elo each, centred: fishtest's case in six (added "
-                 "2026-11-27, stop 45, for the threshold of edge_prior's default)")
+                 "2026-11-27 for the threshold of edge_prior's default)")
 case("six_rotated", rotated_bowl((4.0, 2.0, 1.0, 0.5, 2.0, 1.0), spread(6, 62), seed=6), 6,
      optimum=spread(6, 62), description="a turned bowl in 6 parameters, optimum off the "
-                                        "centre (added 2026-11-27, stop 45, likewise)")
+                                        "centre (added 2026-11-27, likewise)")
 case("six_edge", bowls((2.0,) * 6, (200.0, 215.0, 0.0, -15.0, 100.0, 100.0)), 6,
      description="6 parameters, four with the best on or beyond the box's edge (added "
-                 "2026-11-27, stop 45, for the threshold of edge_prior's default)")
+                 "2026-11-27 for the threshold of edge_prior's default)")
 case("sixteen", bowls((1.0,) * 16, (100.0,) * 16), 16, optimum=(100.0,) * 16,
      description="16 parameters, 1 Elo each, centred")

@@ -2,11 +2,11 @@
 the rule was not designed on, defined before any of them was run (the rule was chosen
 on ``edge``, ``far``, ``fishtest`` and ``offcentre``). Load them with ``--cases``:
 
-    python benchmarks/duels_variants.py --cases benchmarks/cases/edge_answer.py \
-        --aligned --case edge_flat,near_edge --variants edge-off,current --seeds 24 --paired
+    python benchmarks/oracle.py --cases benchmarks/cases/edge_answer.py \
+        --case near_edge --optimisers duels,spsa --seeds 24
 
 Each is 4 parameters on [0, 200], 2 Elo per half range squared unless said, the
-baseline 2 Elo below the in-box best unless said (docs/results/optimisers.md, "An
+baseline 2 Elo below the in-box best unless said (research/optimisers-log.md, "An
 answer that moves to the edge").
 """
 
@@ -44,4 +44,4 @@ case("far_steep", bowls((4.0,) * 4, (40.0, 40.0, 160.0, 160.0)),
 case("edge_mixed", bowls((0.5, 1.0, 2.0, 4.0), (200.0, 200.0, 0.0, 0.0)),
      description="unequal sensitivities at the edge")
 case("outside", bowls((2.0,) * 4, (300.0, 100.0, -100.0, 100.0)),
-     description="best beyond the box (as benchmarks/beyond_bounds.py)")
+     description="best beyond the box")

@@ -1,13 +1,13 @@
 """``skewed`` turned round: the same lopsided bowl with the baseline on its gentle side.
 Load it with ``--cases``:
 
-    python benchmarks/duels_variants.py --cases benchmarks/cases/orientation.py \
-        --case skewed,skewed_flat --variants current,keep-0.75 --seeds 24 --aligned --paired
+    python benchmarks/oracle.py --cases benchmarks/cases/orientation.py \
+        --case skewed_flat --optimisers duels,spsa --seeds 24
 
 The built-in ``skewed`` (4 parameters on [0, 200], optimum at 60, four times steeper
 above it) puts its baseline as fishtest's simulator does, toward the farthest corner
 (200), which lies on the steep side: at 85 in each, 2 Elo below. A quadratic fitted
-across the kink puts its maximum on the gentle side of the optimum (stop 50), so in
+across the kink puts its maximum on the gentle side of the optimum, so in
 ``skewed`` an answer held back toward the baseline lands nearer the optimum by where
 the baseline happens to lie. This case asks what the same caution does where the
 baseline lies on the other side.

@@ -6,7 +6,7 @@ where every ``duels`` answer confirmed below the baseline. Load them with ``--ca
         --optimisers duels,spsa,multivariate-tpe --seeds 20 --budget 32000
 
 Measured on that box (one weight moved from the defaults, the rest at them, 1,000
-games against the defaults, docs/results/optimisers.md, "A real box with cusps"):
+games against the defaults, research/optimisers-log.md, "A real box with cusps"):
 ``distance`` (the squared distance between the knights, range -1 to 1) is a spike at
 its default 0, about 0.1 wide: +3.5 Elo at -0.05, -29 at -0.1, -62 at -0.2, -100 at
 -0.35, -140 at -1; -8 at +0.05, -76 at +0.1, -185 at +0.3, -231 at +0.65.
@@ -59,9 +59,9 @@ if "spike" not in CASES:
                             "isolation-eight's distance and centrality)")
 
 
-# -- ``cliff``: shaped after morris-fine (stop 52) -----------------------------------
+# -- ``cliff``: shaped after morris-fine (2026-11-28) -------------------------------
 # Measured there (`move_blocked`, range 0 to 4.25, the tuned baseline 1.75; 5,000 games
-# per point against the baseline, docs/results/optimisers.md, "Fine-tuning a real tuned
+# per point against the baseline, research/optimisers-log.md, "Fine-tuning a real tuned
 # point: Morris"): -71 at 0, -11.3 at 1, -4.8 at 1.25, -1.6 at 1.5, +2.5 at 2, +1.2 at
 # 2.25, +1.8 at 2.5, -1.4 at 2.75, -2.2 at 3, -6.3 at 3.5, -20.4 at 4.25: a flat top a
 # few Elo above the baseline, a gentle bowl on one side and a cliff on the other.

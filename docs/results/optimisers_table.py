@@ -1,6 +1,7 @@
-"""The tables of docs/results/optimisers.md, from the benchmark's JSON files.
+"""The per-case tables of research/optimisers-log.md ("Every optimiser and answer"),
+which docs/results/optimisers.md condenses, from the benchmark's JSON files.
 
-    python docs/results/optimisers_table.py docs/results/optimisers/*.json
+    python docs/results/optimisers_table.py research/optimisers/*.json
 
 Each file is what ``python benchmarks/oracle.py --case CASE --out FILE`` wrote.
 Prints, per case, one row per optimiser and answer: games until the median answer

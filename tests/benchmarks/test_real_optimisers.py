@@ -207,11 +207,11 @@ def test_a_fine_setup_starts_from_its_tuned_point(tmp_path: Path) -> None:
 def test_the_morris_fine_boxes_are_the_ones_their_recorded_runs_used() -> None:
     """``morris_fine`` draws each of the five weights' range half as wide as declared,
     centred on the tuned point and cut at the declared ends: the boxes of the runs
-    recorded in docs/results/optimisers/ (stop 52), to the digit."""
+    recorded in research/optimisers/ (2026-11-28), to the digit."""
     from tests.helpers import load_script
     m = load_script("real_optimisers")
     for name in ("morris-fine", "morris-fine-2"):
-        recorded = json.loads((ROOT / "docs" / "results" / "optimisers"
+        recorded = json.loads((ROOT / "research" / "optimisers"
                                / f"real-{name}.json").read_text())["setups"][name]
         setup = m.SETUPS[name]
         assert {k: list(v) for k, v in setup.box.items()} == recorded["box"], name

@@ -33,7 +33,7 @@ def test_the_default_halves_the_radius_at_a_bar_from_3_to_5_sd_older_studies_kee
     assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["narrow"] == 0.0
     resumed = SamplerSpec.parse("duels", {}, "file").resuming({"narrow": 0.0})
     assert resumed.options["narrow"] == 0.0
-    # one recorded with the flat bar (stop 48: no narrow_from; or this stop's 0) keeps it
+    # one recorded with the flat bar (2026-11-27: no narrow_from; or narrow_from = 0) keeps it
     assert SamplerSpec.from_record("duels", {"narrow": 0.5}, "t").options["narrow_from"] == 0.0
     flat = SamplerSpec.parse("duels", {}, "file").resuming(
         {**SamplerSpec.parse("duels", {}, "f").recorded(), "narrow_from": 0.0})

@@ -230,7 +230,7 @@ def _narrowed_text(detail: Mapping[str, Any]) -> str:
     the model or, with ``narrow_below``, on the guard's test below it): from which
     trial, and to what; empty where it did not."""
     at, radius = detail.get("narrowed_at"), detail.get("radius")
-    bar = detail.get("narrow_bar")  # the bar it cleared (recorded since stop 49)
+    bar = detail.get("narrow_bar")  # the bar it cleared (recorded since 2026-11-28)
     if not isinstance(bar, (int, float)):
         bar = detail.get("narrow_z", DISAGREE_Z)
     if (not isinstance(at, int) or not isinstance(radius, (int, float))
