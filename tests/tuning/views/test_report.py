@@ -11,6 +11,8 @@ import optuna
 from optuna.artifacts import get_all_artifact_meta
 from optuna_dashboard import get_note
 
+from heurtune.engine import EngineConfig
+from heurtune.engine.params import value_text
 from heurtune.match.records import read_records, replay_positions
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
 from tests.helpers import SMALL_STUDY, cli
@@ -27,7 +29,7 @@ def test_study_and_trial_notes(small_study) -> None:
                  "| opponent | isolation:ab_open |", "4 pairs (8 games) per trial, 2 plies, seed 3",
                  "| budget | 5 trials, sampler tpe, pruner checkpoint |", "| best | trial ",
                  "| confirmation | winner trial ", "| exported engine | iso-tuned.toml (trial ",
-                 "| artifacts | h-artifacts |", "| parameter | best | default |"):
+                 "| artifacts | h-artifacts |", "| parameter | trial "):
         assert fact in note, fact
     finished = [t for t in study.trials if t.state.is_finished()]
     assert len(finished) == 5
@@ -41,6 +43,23 @@ def test_study_and_trial_notes(small_study) -> None:
         assert "| pentanomial LL, LD, DD/WL, WD, WW | " + ", ".join(map(str, st["pentanomial"])) in text
         pruned = trial.state == optuna.trial.TrialState.PRUNED
         assert ("pruned after" in text) == pruned
+
+
+def test_the_note_names_the_trial_that_export_writes(small_study) -> None:
+    """The note's parameter table is the confirmation's winner, the trial the
+    export wrote, with its parameters (not the best tuning score's trial); the
+    commands it names give the study's storage."""
+    note = get_note(_study(small_study))
+    exported = EngineConfig.load(small_study.exported)
+    trial = exported.provenance["trial"]
+    assert (f"Trial {trial}'s parameters (the confirmation's winner, which `heurtune export "
+            "iso --storage sqlite:///h.db` writes)") in note
+    rows = note.split(f"| parameter | trial {trial} | default |\n|---|---|---|\n", 1)[1]
+    table = dict(line.split(" | ")[:2] for line in rows.split("\n\n")[0].splitlines())
+    study = _study(small_study)
+    searched = next(t for t in study.trials if t.number == trial).params
+    assert table == {f"| {k}": value_text(exported.params[k]) for k in searched}
+    assert "`heurtune report iso --storage sqlite:///h.db`" in note
 
 
 def optuna_dashboard_note(study: optuna.Study, trial) -> str:

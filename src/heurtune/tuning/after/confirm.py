@@ -52,6 +52,7 @@ from heurtune.tuning.study import (
     match_trials,
     ranked,
     schema,
+    study_command,
     trial_score,
 )
 from heurtune.tuning.studyfile import ConfirmOptions
@@ -142,17 +143,21 @@ def confirm_study(
     on_line: Callable[[str], None] = lambda _line: None,
     on_pair: Callable[[], None] | None = None,
     runner: MatchRunner | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> Verdict:
     """Confirm a study's best trials on fresh openings and store the verdict.
 
     Returns the verdict (also stored as the study's ``confirmation`` user
-    attribute). ``on_line`` receives one line per finished match.
+    attribute). ``on_line`` receives one line per finished match; ``on_start``
+    is called once the study and the options have been checked, before the
+    first game (a bad name or option is an error before it).
     """
     study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
     if len(study.directions) > 1:
         raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): it has a "
-                            f"Pareto front, not one winner; `heurtune export {study_name} "
-                            "--pareto` writes it, `heurtune match` tests a member")
+                            "Pareto front, not one winner; "
+                            f"`{study_command('export', study_name, storage_url, '--pareto')}` "
+                            "writes it, `heurtune match` tests a member")
     base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
     pool = study_pool(setup, study_name)
     opponent = pool[0][0]
@@ -176,6 +181,8 @@ def confirm_study(
     check_spec = (MatchSpec(base, opponent, options.check, (seed + 1) % (SEED_MAX + 1), plies,
                             seen) if options.check else None)
     check_openings = check_spec.openings() if check_spec is not None else []
+    if on_start is not None:
+        on_start()
     results: list[dict[str, Any]] = []
     played: dict[str, list[Any]] = {}
     labels = [opp.label for opp, _w in pool]

@@ -104,7 +104,7 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     opponent = EngineConfig.from_dict(setup.opponent, source=f"study {study_name!r}")
     page = HtmlPage(f"Study {study_name}: {base.game} heuristic {base.heuristic} "
                     f"against {setup.raw.get('opponent_spec', opponent.label)}")
-    page.facts(study_facts(study, None))
+    page.facts(study_facts(study, None, storage_url))
 
     positions = study.user_attrs.get(schema.POSITIONS)
     page.heading("Optimisation history")
@@ -148,7 +148,7 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
             page.figure(optuna.visualization.plot_intermediate_values(study))
 
     page.heading("Confirmation")
-    page.text(confirmation_line(study, study_name, len(complete)))
+    page.text(confirmation_line(study, study_name, len(complete), storage_url))
     verdict = Verdict.of(study.user_attrs)
     if verdict is not None:
         # a positions study's tuning values are losses: not drawn on the score axis
