@@ -71,6 +71,9 @@ class PythonGame(ABC, Generic[S]):
     side_names: ClassVar[tuple[str, str]] = ("first player", "second player")
     #: what each character of :meth:`board_rows` shows: char -> (meaning, CSS colour)
     board_legend: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    #: the straight lines a picture draws under the cells, each between two cells
+    #: named as moves name them (``("a1", "a7")``); none: a grid of cells
+    board_lines: ClassVar[Sequence[tuple[str, str]]] = ()
 
     # -- what every game says ----------------------------------------------
     @abstractmethod
@@ -265,6 +268,7 @@ def python_kernel(game: PythonGame[Any], module: ModuleType) -> PythonKernel:
                     else lambda box: game.board_rows(box.state) or []),
         board_legend=dict(game.board_legend),
         board_caption=lambda box: game.board_caption(box.state),
+        board_lines=tuple((str(a), str(b)) for a, b in game.board_lines),
         termination=termination,
         side_names=tuple(game.side_names),  # type: ignore[arg-type]
         game=game,

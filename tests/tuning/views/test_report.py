@@ -4,6 +4,7 @@ nothing written)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -144,6 +145,27 @@ def test_report_is_self_contained_with_every_section(small_study, tmp_path, caps
     assert html.count('class="replay"') == 2
     assert "Per-cell weights" not in html  # Isolation's heuristic has no cell_weights hook
     assert "with 95% intervals" in html and "Slice Plot" in html and "Contour Plot" in html
+
+
+TITLE_LINE = 90  # characters: a title line that fits a figure 1,000 pixels wide
+
+
+def test_report_titles_fit_and_speak_of_parameters(small_study, tmp_path, capsys) -> None:
+    """The importances are the weights' ("parameter", not Optuna's "hyperparameter"),
+    and every figure's title fits on the page, the confirmation's (two-stage:
+    selection, then check) in lines."""
+    out = tmp_path / "report.html"
+    assert cli(capsys, "report", "iso", "--storage", small_study.storage, "--out",
+               str(out))[0] == 0
+    html = out.read_text()
+    assert "yperparameter" not in html.lower() and "parameter importances: " in html
+    titles = [json.loads(f'"{t}"') for t in
+              re.findall(r'"title":\{"text":"((?:[^"\\]|\\.)*)"', html)]
+    assert len(titles) > 10
+    too_long = [line for t in titles for line in t.split("<br>") if len(line) > TITLE_LINE]
+    assert too_long == []
+    confirmation = next(t for t in titles if t.startswith("each candidate's score"))
+    assert confirmation.split("<br>")[2].startswith("check: the winner and the baseline on 4 ")
 
 
 def test_report_bad_input_writes_nothing(small_study, tmp_path, capsys) -> None:
