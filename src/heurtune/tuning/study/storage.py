@@ -104,8 +104,10 @@ def check_storage_url(url: str) -> None:
         raise HeurtuneError(f"storage {shown!r}: SQLAlchemy has no database {scheme!r} "
                             "(sqlite:///FILE, postgresql://USER@HOST/DB, mysql://..., or "
                             "grpc://HOST:PORT for a storage proxy)") from None
+    load = getattr(dialect, "import_dbapi", None) or getattr(dialect, "dbapi", None)  # (1.4)
     try:
-        dialect.import_dbapi()
+        if callable(load):
+            load()
     except ImportError as exc:
         raise HeurtuneError(f"storage {shown!r}: the database driver is missing ({exc})"
                             ) from None
