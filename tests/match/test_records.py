@@ -13,7 +13,8 @@ import pytest
 
 from heurtune.engine.config import resolve_engine
 from heurtune.games import ONGOING, get_game
-from heurtune.games.base import UNFINISHED
+from heurtune.games.base import NO_CELL, UNFINISHED
+from heurtune.match.html import board_figure, cell_place
 from heurtune.match.records import pair_records, read_records, replay_positions, write_records
 from heurtune.match.runner import MatchRunner, MatchSpec
 from tests.helpers import builtin_games, cli
@@ -57,6 +58,28 @@ def test_every_game_has_replay_hooks() -> None:
         text = kernel.board_text(kernel.new_state())
         assert text.splitlines()[0].startswith(str(len(rows)))  # top rank first
         assert "a b c" in text and f"{kernel.side_names[0]} to move" in text
+        for end in (cell for line in kernel.board_lines for cell in line):  # cells all
+            file, rank = cell_place(end)
+            assert rows[len(rows) - 1 - rank][file] != NO_CELL, (game, end)
+
+
+def test_a_board_picture_draws_the_lines_its_game_declares() -> None:
+    """Morris: its three squares and the four lines joining them, under the
+    points; Gomoku declares none (a grid of points). The legend sits at the
+    bottom right, clear of the toolbar at the top."""
+    morris = get_game("morris")
+    fig = board_figure(morris, morris.board_rows(morris.new_state()))
+    lines = {((s.x0, s.y0), (s.x1, s.y1)) for s in fig.layout.shapes}
+    assert all(s.type == "line" and s.layer == "below" for s in fig.layout.shapes)
+    squares = {((k, k), (k, 6 - k)) for k in range(3)} | {((k, k), (6 - k, k)) for k in range(3)}
+    squares |= {((6 - k, k), (6 - k, 6 - k)) for k in range(3)}
+    squares |= {((k, 6 - k), (6 - k, 6 - k)) for k in range(3)}
+    joins = {((3, 0), (3, 2)), ((3, 4), (3, 6)), ((0, 3), (2, 3)), ((4, 3), (6, 3))}
+    assert lines == squares | joins and len(lines) == 16
+    gomoku = get_game("gomoku")
+    assert gomoku.board_lines == ()
+    assert board_figure(gomoku, gomoku.board_rows(gomoku.new_state())).layout.shapes == ()
+    assert fig.layout.legend.yanchor == "bottom" and fig.layout.legend.y == 0
 
 
 @pytest.mark.parametrize("game", ["morris", "isolation", "gomoku", "halma"])

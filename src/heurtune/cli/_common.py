@@ -10,6 +10,13 @@ from typing import Any, ClassVar, Literal, NoReturn
 
 from heurtune.errors import HeurtuneError
 
+STUDY_NAME_HELP = ("the study's name: its study file's [study] name, or tune's --study-name "
+                   "(in the storage that --storage names)")
+STUDY_FILE_HELP = ("the study file (TOML): the game, the engine and the parameters it searches, "
+                   "the opponent, the budget (docs/study-file.md)")
+GAME_HELP = "a game's name (`heurtune list` shows them)"
+OPENING_PLIES_HELP = ("random plies that start every opening, the same for both games of a "
+                      "pair (default: the game's)")
 ARTIFACTS_HELP = ("the dashboard's artifact folder (default: beside a SQLite database, "
                   "studies/heurtune-artifacts for studies/heurtune.db; other storages: none)")
 
@@ -83,18 +90,29 @@ def pairs_arg(text: str | None) -> int | Literal["all"] | None:
 def storage_option(parser: argparse.ArgumentParser) -> None:
     """``--storage URL``, the default storage unless given; ``memory:NAME`` (a
     storage inside one process, for the library's tests and simulations) is
-    refused here, since nothing would be kept when the command ends."""
+    refused here, since nothing would be kept when the command ends, and so is a
+    URL that no database could answer (``postgres://``, an unknown scheme, a
+    missing driver): before the command does anything."""
     from heurtune.tuning import DEFAULT_STORAGE
 
     def url(text: str) -> str:
+        from heurtune.tuning.study import check_storage_url
+
         if text.startswith("memory:"):
             raise argparse.ArgumentTypeError(
                 f"{text!r} is a storage inside one process: nothing would be kept when the "
                 "command ends (give a database URL, e.g. sqlite:///studies/heurtune.db)")
+        try:
+            check_storage_url(text)
+        except HeurtuneError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
         return text
 
-    parser.add_argument("--storage", type=url, default=DEFAULT_STORAGE,
-                        help=f"the Optuna storage (default {DEFAULT_STORAGE})")
+    parser.add_argument("--storage", type=url, default=DEFAULT_STORAGE, metavar="URL",
+                        help="the database that holds the studies: sqlite:///FILE, "
+                             "postgresql://USER@HOST/DB, or grpc://HOST:PORT (a storage "
+                             "proxy); every command on a study needs the --storage it was "
+                             f"tuned with (default {DEFAULT_STORAGE})")
 
 
 def jobs_value(text: str) -> int:

@@ -8,7 +8,7 @@ import math
 import time
 from typing import Any
 
-from heurtune.cli._common import Command, rules
+from heurtune.cli._common import GAME_HELP, Command, rules
 from heurtune.errors import HeurtuneError
 
 MAX_PERFT_DEPTH = 12  # deeper counts take hours in every game
@@ -20,8 +20,9 @@ class Perft(Command):
     help = "count move sequences from the start position (or another: --position)"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("game")
-        s.add_argument("depth", type=int)
+        s.add_argument("game", help=GAME_HELP)
+        s.add_argument("depth", type=int,
+                       help=f"the length of the sequences, in plies (0 to {MAX_PERFT_DEPTH})")
         s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
         s.add_argument("--position", default="", metavar="TEXT",
                        help="count from this position instead of the start (chess: a FEN)")
@@ -75,12 +76,14 @@ class Bench(Command):
     help = "search speed on fixed positions"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("game")
+        s.add_argument("game", help=GAME_HELP)
         s.add_argument("--heuristic", default=None, help="default: the game's (morris: seed)")
-        s.add_argument("--algorithm", default="alphabeta", choices=["alphabeta", "minimax"])
+        s.add_argument("--algorithm", default="alphabeta", choices=["alphabeta", "minimax"],
+                       help="the search (default alphabeta)")
         s.add_argument("--depth", type=int, default=None,
                        help="default: the game's (morris: 7)")
-        s.add_argument("--positions", type=int, default=8)
+        s.add_argument("--positions", type=int, default=8,
+                       help="how many fixed positions to search (default 8)")
         s.add_argument("--table", action=argparse.BooleanOptionalAction, default=None,
                        help="transposition table on / off (default: the game's)")
         s.add_argument("--tt-min-depth", type=int, default=None,
@@ -94,7 +97,7 @@ class Bench(Command):
         s.add_argument("--root-ties", default=None, choices=["first", "random"],
                        help="alpha-beta among equal root moves: the first in root order "
                             "(default) or a seeded draw, as minimax makes")
-        s.add_argument("--json", action="store_true")
+        s.add_argument("--json", action="store_true", help="print one JSON object")
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.engine.bench import bench

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from heurtune.cli._common import (
+    OPENING_PLIES_HELP,
     Command,
     adjudication,
     adjudication_options,
@@ -39,9 +40,10 @@ class Match(Command):
                             f"(default {DEFAULT_MAX_PAIRS})")
         s.add_argument("--sprt-elo", choices=("logistic", "normalized"), default="logistic",
                        help="what --sprt's bounds are: logistic Elo (default) or normalised Elo")
-        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--seed", type=int, default=0,
+                       help="the openings and the engines' tie-breaks (default 0)")
         s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
-        s.add_argument("--opening-plies", type=int, default=None)
+        s.add_argument("--opening-plies", type=int, default=None, help=OPENING_PLIES_HELP)
         s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
         s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
                        help="play none of the openings that this study tunes on, nor their "
@@ -151,11 +153,13 @@ class Tournament(Command):
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("agents", nargs="+", metavar="AGENT", help="presets or engine files")
-        s.add_argument("--opponents", nargs="+", required=True, metavar="OPP")
+        s.add_argument("--opponents", nargs="+", required=True, metavar="OPP",
+                       help="the opponents every agent plays: presets or engine files")
         s.add_argument("--pairs", type=int, required=True, help="opening pairs per cell")
-        s.add_argument("--seed", type=int, default=0)
+        s.add_argument("--seed", type=int, default=0,
+                       help="the openings and the engines' tie-breaks (default 0)")
         s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
-        s.add_argument("--opening-plies", type=int, default=None)
+        s.add_argument("--opening-plies", type=int, default=None, help=OPENING_PLIES_HELP)
         s.add_argument("--csv", default=None, metavar="FILE", help="also write the cells as CSV")
         s.add_argument("--html", default=None, metavar="FILE",
                        help="also write a self-contained HTML page: the cross-table as a heat "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from heurtune.cli._common import Command, jobs_value, progress, rules
+from heurtune.cli._common import OPENING_PLIES_HELP, Command, jobs_value, progress, rules
 from heurtune.errors import HeurtuneError
 
 
@@ -26,7 +26,7 @@ class Positions(Command):
         s.add_argument("--seed", type=int, default=0,
                        help="openings, tie-breaks and the positions drawn")
         s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
-        s.add_argument("--opening-plies", type=int, default=None)
+        s.add_argument("--opening-plies", type=int, default=None, help=OPENING_PLIES_HELP)
         s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
         s.add_argument("--skip-plies", type=int, default=0, metavar="K",
                        help="leave out each game's first K plies after its opening")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from heurtune.cli._common import (
     ARTIFACTS_HELP,
+    STUDY_NAME_HELP,
     Command,
     elo_pair,
     jobs_value,
@@ -34,28 +35,38 @@ def run_confirmation(storage: str, study_name: str, options: ConfirmOptions,
     """Confirm a study, printing one line per candidate and the verdict (and
     putting it in the study's dashboard note)."""
     from heurtune.tuning import confirm_study
+    from heurtune.tuning.study import study_command
     from heurtune.tuning.views import verdict_text
 
     second = (f", then the winner and the baseline on {options.check} further fresh pairs"
               if options.method == "two-stage" else
               ", the winner's interval adjusted for the comparisons (max-t)")
-    print(f"confirming study {study_name!r}: the {options.top} best trials, the study's other "
-          f"answers and the baseline, {options.pairs} fresh pairs each (selection)" + second
-          + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
-             if options.sprt else ""), flush=True)
-    bar = progress(None, f"confirm {study_name}")  # (after the header: the bar sits below)
-    verdict = confirm_study(storage, study_name, options,
-                            on_line=lambda line: bar.write(line, file=sys.stdout),
-                            on_pair=lambda: bar.update(1), openings_file=openings, pgn=pgn,
-                            pgn_append=pgn_append)
-    bar.close()
+    bar: Any = None
+
+    def start() -> None:  # once the study and the options are checked
+        nonlocal bar
+        print(f"confirming study {study_name!r}: the {options.top} best trials, the study's "
+              f"other answers and the baseline, {options.pairs} fresh pairs each (selection)"
+              + second
+              + (f", then an SPRT [{options.sprt[0]:g}, {options.sprt[1]:g}] for the winner"
+                 if options.sprt else ""), flush=True)
+        bar = progress(None, f"confirm {study_name}")  # (after the header: the bar sits below)
+
+    try:
+        verdict = confirm_study(storage, study_name, options,
+                                on_line=lambda line: bar.write(line, file=sys.stdout),
+                                on_pair=lambda: bar.update(1), on_start=start,
+                                openings_file=openings, pgn=pgn, pgn_append=pgn_append)
+    finally:
+        if bar is not None:
+            bar.close()
     dashboard.confirmed(storage, study_name)
     print(verdict_text(verdict).replace("winner ", "winner: ", 1))
     no_gain = verdict.no_gain()
+    export = study_command("export", study_name, storage)
     print(f"stored in study {study_name!r} (user attribute 'confirmation'); "
-          + (f"`heurtune export {study_name}` writes the winner" if no_gain is None else
-             f"no gain shown ({no_gain}): `heurtune export {study_name}` refuses it without "
-             "--force"))
+          + (f"`{export}` writes the winner" if no_gain is None else
+             f"no gain shown ({no_gain}): `{export}` refuses it without --force"))
     if pgn:
         print(f"wrote the confirmation's games to {pgn} (PGN)")
 
@@ -65,7 +76,7 @@ class Confirm(Command):
     help = "re-play a study's best trials and the baseline on fresh openings; store the winner"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_name")
+        s.add_argument("study_name", help=STUDY_NAME_HELP)
         storage_option(s)
         s.add_argument("--top", type=int, default=DEFAULT_TOP,
                        help=f"how many of the best trials (default {DEFAULT_TOP})")
@@ -120,7 +131,7 @@ class Export(Command):
     help = "write a study's confirmed winner as an engine configuration"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_name")
+        s.add_argument("study_name", help=STUDY_NAME_HELP)
         storage_option(s)
         s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml, .json, "
                                                      ".py or .uci (with --pareto: the folder "
@@ -174,7 +185,7 @@ class Report(Command):
     help = "a study as one self-contained HTML file with plots and a sample game"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_name")
+        s.add_argument("study_name", help=STUDY_NAME_HELP)
         storage_option(s)
         s.add_argument("--out", default=None, help="default: studies/reports/STUDY.html")
 
@@ -191,7 +202,7 @@ class Trials(Command):
     help = "a study's trials as a table (or CSV)"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_name")
+        s.add_argument("study_name", help=STUDY_NAME_HELP)
         storage_option(s)
         s.add_argument("--csv", default=None, metavar="FILE",
                        help="write CSV instead of printing (- for standard output)")
@@ -228,8 +239,11 @@ class DashboardCommand(Command):
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         storage_option(s)
-        s.add_argument("--host", default="127.0.0.1")
-        s.add_argument("--port", type=int, default=8080)
+        s.add_argument("--host", default="127.0.0.1",
+                       help="the address to serve on (default 127.0.0.1: this machine only; "
+                            "another needs --allow-remote)")
+        s.add_argument("--port", type=int, default=8080,
+                       help="the port to serve on (default 8080)")
         s.add_argument("--writable", action="store_true",
                        help="allow notes, edits and deletions (default: read-only)")
         s.add_argument("--allow-remote", action="store_true",
@@ -239,6 +253,7 @@ class DashboardCommand(Command):
     def run(self, args: argparse.Namespace) -> int:
         from wsgiref.simple_server import WSGIRequestHandler, make_server
 
+        from heurtune.tuning.study import storage_text
         from heurtune.tuning.views import dashboard_app
 
         if not 1 <= args.port <= 65535:
@@ -265,7 +280,8 @@ class DashboardCommand(Command):
                 "other sites are refused" if args.writable
                 else "read-only (--writable allows notes and edits)")
         shown = f" and the artifacts in {folder}" if folder is not None else ""
-        print(f"optuna-dashboard on http://{args.host}:{args.port}/ for {args.storage}{shown}, "
+        print(f"optuna-dashboard on http://{args.host}:{args.port}/ for "
+              f"{storage_text(args.storage)}{shown}, "
               f"{mode} (Ctrl-C stops)", flush=True)
         # Ctrl-C and SIGTERM stop the server between requests: raised inside one,
         # wsgiref's handler would print them as a traceback and serve on

@@ -25,13 +25,15 @@ class StorageProxy(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.tuning import serve_proxy
+        from heurtune.tuning.study import storage_text
 
         def ready(where: str) -> None:
-            print(f"storage proxy for {args.storage} listening on {where}: workers give "
-                  f"--storage grpc://{where} (Ctrl-C stops it)", flush=True)
+            print(f"storage proxy for {storage_text(args.storage)} listening on {where}: "
+                  f"workers give --storage grpc://{where} (Ctrl-C stops it)", flush=True)
             if args.host not in ("127.0.0.1", "localhost", "::1"):
                 print(f"heurtune: warning: anyone who reaches {where} can read and change "
-                      "every study in this storage (no authentication nor encryption)",
+                      f"every study in {storage_text(args.storage)} (no authentication nor "
+                      "encryption)",
                       file=sys.stderr, flush=True)
 
         serve_proxy(args.storage, host=args.host, port=args.port, ready=ready)

@@ -9,6 +9,7 @@ from typing import Any
 
 from heurtune.cli._common import (
     ARTIFACTS_HELP,
+    STUDY_FILE_HELP,
     Command,
     count,
     jobs_value,
@@ -45,10 +46,13 @@ class Tune(Command):
     resumable = True
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_file")
-        s.add_argument("--trials", type=int, default=None, help="total finished trials to reach")
+        s.add_argument("study_file", help=STUDY_FILE_HELP)
+        s.add_argument("--trials", type=int, default=None,
+                       help="total finished trials to reach (default: the study file's)")
         storage_option(s)
-        s.add_argument("--study-name", default=None)
+        s.add_argument("--study-name", default=None,
+                       help="store the study under this name (default: the study file's "
+                            "[study] name)")
         s.add_argument("--jobs", type=jobs_value, default=None, help="worker processes per match")
         s.add_argument("--dry-run", action="store_true",
                        help="print the study's cost and resolution estimate only; "
@@ -64,6 +68,7 @@ class Tune(Command):
         from heurtune.cli.results import run_confirmation
         from heurtune.tomlio import check_writable
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
+        from heurtune.tuning.study import storage_text, study_command
         from heurtune.tuning.studyfile import check_study_name
         from heurtune.tuning.views import (
             bounds_text,
@@ -113,7 +118,8 @@ class Tune(Command):
         if summary.ran == 0:
             print(f"study {summary.study_name!r} already has {summary.finished} finished trials")
         print(
-            f"study {summary.study_name!r} in {summary.storage}: {summary.finished} finished "
+            f"study {summary.study_name!r} in {storage_text(summary.storage)}: "
+            f"{summary.finished} finished "
             f"trials, best trial {summary.best_number} with {sf.objective_name} = "
             f"{summary.best_value:.3f}" if summary.best_value is not None
             else f"study {summary.study_name!r}: no completed trial yet"
@@ -139,8 +145,16 @@ class Tune(Command):
             run_confirmation(args.storage, summary.study_name, summary.confirm, dashboard,
                              pgn=args.pgn, pgn_append=True)
         elif summary.confirmed_already:
-            print(f"study {summary.study_name!r} is confirmed already (`heurtune confirm` "
-                  "confirms it again)")
+            print(f"study {summary.study_name!r} is confirmed already "
+                  f"(`{study_command('confirm', summary.study_name, args.storage)}` confirms "
+                  "it again)")
+        elif summary.best_value is not None and len(sf.objectives) > 1:
+            print(f"next: `{study_command('export', summary.study_name, args.storage, '--pareto')}`"
+                  " writes its Pareto front")
+        elif summary.best_value is not None:
+            print(f"next: `{study_command('confirm', summary.study_name, args.storage)}` "
+                  "re-plays the best trials on fresh openings, then `heurtune export` writes "
+                  "the winner")
         return 0
 
 
@@ -148,7 +162,8 @@ def _fresh_openings_options(s: argparse.ArgumentParser) -> None:
     """The opening and worker options that calibrate and screen share."""
     s.add_argument("--seed", type=int, default=None,
                    help="fresh openings and tie-breaks (default: the study's seed + 1)")
-    s.add_argument("--opening-plies", type=int, default=None, help="default: the study's")
+    s.add_argument("--opening-plies", type=int, default=None,
+                   help="random plies that start every opening (default: the study's)")
     s.add_argument("--study-openings", action="store_true",
                    help="play the study's own tuning openings instead of fresh ones")
     s.add_argument("--jobs", type=jobs_value, default=None,
@@ -165,7 +180,7 @@ class Calibrate(Command):
             "pairs per trial")
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_file")
+        s.add_argument("study_file", help=STUDY_FILE_HELP)
         s.add_argument("--pairs", type=int, default=CALIBRATION_PAIRS,
                        help=f"opening pairs against each (default {CALIBRATION_PAIRS})")
         s.add_argument("--elo", type=float, default=DEFAULT_ELO,
@@ -210,7 +225,7 @@ class Screen(Command):
     help = "vary one parameter at a time against the baseline; flag inert parameters"
 
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
-        s.add_argument("study_file")
+        s.add_argument("study_file", help=STUDY_FILE_HELP)
         s.add_argument("--pairs", type=int, default=SCREEN_PAIRS,
                        help=f"opening pairs per point (default {SCREEN_PAIRS})")
         s.add_argument("--points", type=int, default=DEFAULT_POINTS,

@@ -44,6 +44,11 @@ letter and a rank number, ``a1`` at the bottom left):
     Without it a text board only says the ply and the side to move.
 ``board_caption(state) -> str``
     what the rows cannot show (Morris: the stones still to place).
+``board_lines``
+    the straight lines a picture draws under the cells, each between two cells
+    named as moves name them (Morris: its three squares and the four lines
+    that join them, ``("a1", "a7")``, ``("d1", "d3")``, ...); default none (a
+    grid of cells, as Gomoku's).
 ``termination(state) -> str``
     why a finished game ended ("Black made five in a row"); the default says
     who won or that it was a draw, and when the side to move is stuck.
@@ -224,11 +229,13 @@ class GameKernel:
     live_length: Callable[[State], int] | None = None
     # replay hooks (plain Python, not hot; see the module docstring): the board
     # as rows of characters, what each character shows (its meaning and the CSS
-    # colour a picture gives it), a caption for what the rows cannot show, why a
-    # finished game ended, and the names of the two sides
+    # colour a picture gives it), a caption for what the rows cannot show, the
+    # lines a picture draws between cells, why a finished game ended, and the
+    # names of the two sides
     board_rows: Callable[[State], list[str]] | None = None
     board_legend: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     board_caption: Callable[[State], str] | None = None
+    board_lines: tuple[tuple[str, str], ...] = ()
     termination: Callable[[State], str] | None = None
     side_names: tuple[str, str] = ("first player", "second player")
     # start-position and notation hooks (plain Python; see the module docstring)

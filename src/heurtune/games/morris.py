@@ -443,6 +443,12 @@ LEGEND = {
     EMPTY_CELL: ("empty point", "#b0b0b0"),
 }
 GRID = 7  # the points lie on a 7x7 grid, files a-g and ranks 1-7
+# the board's lines, end to end: each mill's first and last point (POINTS lists a
+# file's points by rank and a rank's by file), so the three squares and the four
+# lines that join them, each split at the centre
+BOARD_LINES = tuple(
+    (POINTS[min(line)], POINTS[max(line)])
+    for line in ([p for p in range(24) if int(mill) >> p & 1] for mill in MILLS))
 
 
 def board_rows(state: np.ndarray) -> list[str]:
@@ -511,6 +517,7 @@ KERNEL = GameKernel(
     board_rows=board_rows,
     board_legend=LEGEND,
     board_caption=board_caption,
+    board_lines=BOARD_LINES,
     termination=termination,
     side_names=SIDE_NAMES,
 )

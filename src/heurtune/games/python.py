@@ -74,6 +74,9 @@ class PythonGame(ABC, Generic[S]):
     #: the protocol engines of this game speak in other processes unless their file
     #: says otherwise: "heurtune" (docs/engine-protocol.md) or "uci" (chess)
     protocol: ClassVar[str] = "heurtune"
+    #: the straight lines a picture draws under the cells, each between two cells
+    #: named as moves name them (``("a1", "a7")``); none: a grid of cells
+    board_lines: ClassVar[Sequence[tuple[str, str]]] = ()
 
     # -- what every game says ----------------------------------------------
     @abstractmethod
@@ -322,6 +325,7 @@ def python_kernel(game: PythonGame[Any], module: ModuleType) -> PythonKernel:
                     else lambda box: game.board_rows(box.state) or []),
         board_legend=dict(game.board_legend),
         board_caption=lambda box: game.board_caption(box.state),
+        board_lines=tuple((str(a), str(b)) for a, b in game.board_lines),
         termination=termination,
         side_names=tuple(game.side_names),  # type: ignore[arg-type]
         new_state_from=(None if not _overrides(game, "new_state_from")

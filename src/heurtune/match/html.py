@@ -30,6 +30,7 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True}
 BOARD_PIXELS = 460  # width of a board picture
 EMPTY_MARKER = 5  # size of an empty cell's dot
 LAST_MOVE_COLOUR = "#ff9f1c"
+BOARD_LINE_COLOUR = "#8c8270"  # the lines a board draws between cells (Morris's)
 OUTLINE = "#333333"  # the ring around every piece (white pieces on a light board)
 INTERVAL_COLOUR = "#1f77b4"
 FLAGGED_COLOUR = "#d62728"  # a perfect record: the rating rests on the prior
@@ -181,13 +182,25 @@ def _replay_labels(kernel: GameKernel, record: Mapping[str, Any],
     return labels
 
 
+def cell_place(name: str) -> tuple[int, int]:
+    """A cell's place in a board picture, from its name (``c5``: file c, rank 5):
+    (file, rank) counted from 0 at a1."""
+    return FILE_LETTERS.index(name[0]), int(name[1:]) - 1
+
+
 def board_figure(kernel: GameKernel, rows: Sequence[str]) -> go.Figure:
-    """The picture of one position (``board_rows`` of the kernel): one marker
-    trace per legend entry, in legend order, then the cells the last move
-    changed; a replay restyles the traces' coordinates."""
+    """The picture of one position (``board_rows`` of the kernel): the board's
+    lines (``board_lines``) under the cells, one marker trace per legend entry,
+    in legend order, then the cells the last move changed; a replay restyles the
+    traces' coordinates (the lines are shapes, which it leaves alone). The
+    legend sits at the bottom right, clear of the plot's toolbar at the top."""
     height, width = len(rows), max(len(r) for r in rows)
     size = max(8, int(0.7 * BOARD_PIXELS / max(width, height)))
     fig = go.Figure()
+    for start, end in kernel.board_lines:
+        (x0, y0), (x1, y1) = cell_place(start), cell_place(end)
+        fig.add_shape(type="line", x0=x0, y0=y0, x1=x1, y1=y1, layer="below",
+                      line={"color": BOARD_LINE_COLOUR, "width": 3})
     for char, (meaning, colour) in kernel.board_legend.items():
         empty = char == EMPTY_CELL
         xs = [c for r in rows for c, ch in enumerate(r) if ch == char]
@@ -207,7 +220,7 @@ def board_figure(kernel: GameKernel, rows: Sequence[str]) -> go.Figure:
                "ticktext": list(FILE_LETTERS[:width])},
         yaxis={**axis, "range": [-0.7, height - 0.3], "tickvals": list(range(height)),
                "ticktext": [str(i + 1) for i in range(height)], "scaleanchor": "x"},
-        showlegend=True, legend={"x": 1.02, "y": 1})
+        showlegend=True, legend={"x": 1.02, "y": 0, "yanchor": "bottom"})
     return fig
 
 

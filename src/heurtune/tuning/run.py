@@ -509,7 +509,7 @@ def tune(
     storage = open_storage(storage_url, create=True, batched=True)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     if sf.start_from.startswith(STUDY_PREFIX):
-        sf = _start_from_study(sf, storage)
+        sf = _start_from_study(sf, storage, storage_url)
     study, created = _create_or_load(name, storage, sf)
     setup = sf.setup()
     stored = study.user_attrs.get(schema.SETUP)
@@ -648,7 +648,7 @@ class _StudyNote:
         self.last, self.behind = time.monotonic(), False
 
 
-def _start_from_study(sf: StudyFile, storage: Any) -> StudyFile:
+def _start_from_study(sf: StudyFile, storage: Any, storage_url: str) -> StudyFile:
     """``start_from = "study:NAME"``: the first trial plays that study's answer (its
     confirmed winner, else what ``export`` would write), the study tuning the same
     game and heuristic in the same storage; its weights must lie in this study's
@@ -656,7 +656,7 @@ def _start_from_study(sf: StudyFile, storage: Any) -> StudyFile:
     other = sf.start_from[len(STUDY_PREFIX):].strip()
     where = f"{sf.path}: start_from {sf.start_from!r}"
     try:
-        study = load_study(storage, other)
+        study = load_study(storage, other, storage_url)
         setup = StudySetup.of(study.user_attrs, other)
         engine = EngineConfig.from_dict(setup.engine, source=f"study {other!r}")
     except HeurtuneError as exc:

@@ -215,7 +215,7 @@ def test_an_unconfirmed_study_is_not_exported_unless_forced(tuned, tmp_path, cap
     out_file = tmp_path / "e.toml"
     code, out, err = cli(capsys, "export", "c", "--storage", url, "--out", str(out_file))
     assert code == 2 and err.count("\n") == 1 and not out and not out_file.exists()
-    assert "study 'c' is unconfirmed" in err and "run `heurtune confirm c`" in err
+    assert "study 'c' is unconfirmed" in err and f"run `heurtune confirm c --storage {url}`" in err
     assert "or write it anyway with --force" in err
     code, _, err = cli(capsys, "export", "c", "--storage", url, "--out", str(out_file),
                        "--force")

@@ -4,6 +4,7 @@ nothing written)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -11,6 +12,8 @@ import optuna
 from optuna.artifacts import get_all_artifact_meta
 from optuna_dashboard import get_note
 
+from heurtune.engine import EngineConfig
+from heurtune.engine.params import value_text
 from heurtune.match.records import read_records, replay_positions
 from heurtune.tuning.study.schema import SETUP as SETUP_ATTR
 from tests.helpers import SMALL_STUDY, cli
@@ -27,7 +30,7 @@ def test_study_and_trial_notes(small_study) -> None:
                  "| opponent | isolation:ab_open |", "4 pairs (8 games) per trial, 2 plies, seed 3",
                  "| budget | 5 trials, sampler tpe, pruner checkpoint |", "| best | trial ",
                  "| confirmation | winner trial ", "| exported engine | iso-tuned.toml (trial ",
-                 "| artifacts | h-artifacts |", "| parameter | best | default |"):
+                 "| artifacts | h-artifacts |", "| parameter | trial "):
         assert fact in note, fact
     finished = [t for t in study.trials if t.state.is_finished()]
     assert len(finished) == 5
@@ -41,6 +44,23 @@ def test_study_and_trial_notes(small_study) -> None:
         assert "| pentanomial LL, LD, DD/WL, WD, WW | " + ", ".join(map(str, st["pentanomial"])) in text
         pruned = trial.state == optuna.trial.TrialState.PRUNED
         assert ("pruned after" in text) == pruned
+
+
+def test_the_note_names_the_trial_that_export_writes(small_study) -> None:
+    """The note's parameter table is the confirmation's winner, the trial the
+    export wrote, with its parameters (not the best tuning score's trial); the
+    commands it names give the study's storage."""
+    note = get_note(_study(small_study))
+    exported = EngineConfig.load(small_study.exported)
+    trial = exported.provenance["trial"]
+    assert (f"Trial {trial}'s parameters (the confirmation's winner, which `heurtune export "
+            "iso --storage sqlite:///h.db` writes)") in note
+    rows = note.split(f"| parameter | trial {trial} | default |\n|---|---|---|\n", 1)[1]
+    table = dict(line.split(" | ")[:2] for line in rows.split("\n\n")[0].splitlines())
+    study = _study(small_study)
+    searched = next(t for t in study.trials if t.number == trial).params
+    assert table == {f"| {k}": value_text(exported.params[k]) for k in searched}
+    assert "`heurtune report iso --storage sqlite:///h.db`" in note
 
 
 def optuna_dashboard_note(study: optuna.Study, trial) -> str:
@@ -125,6 +145,27 @@ def test_report_is_self_contained_with_every_section(small_study, tmp_path, caps
     assert html.count('class="replay"') == 2
     assert "Per-cell weights" not in html  # Isolation's heuristic has no cell_weights hook
     assert "with 95% intervals" in html and "Slice Plot" in html and "Contour Plot" in html
+
+
+TITLE_LINE = 90  # characters: a title line that fits a figure 1,000 pixels wide
+
+
+def test_report_titles_fit_and_speak_of_parameters(small_study, tmp_path, capsys) -> None:
+    """The importances are the weights' ("parameter", not Optuna's "hyperparameter"),
+    and every figure's title fits on the page, the confirmation's (two-stage:
+    selection, then check) in lines."""
+    out = tmp_path / "report.html"
+    assert cli(capsys, "report", "iso", "--storage", small_study.storage, "--out",
+               str(out))[0] == 0
+    html = out.read_text()
+    assert "yperparameter" not in html.lower() and "parameter importances: " in html
+    titles = [json.loads(f'"{t}"') for t in
+              re.findall(r'"title":\{"text":"((?:[^"\\]|\\.)*)"', html)]
+    assert len(titles) > 10
+    too_long = [line for t in titles for line in t.split("<br>") if len(line) > TITLE_LINE]
+    assert too_long == []
+    confirmation = next(t for t in titles if t.startswith("each candidate's score"))
+    assert confirmation.split("<br>")[2].startswith("check: the winner and the baseline on 4 ")
 
 
 def test_report_bad_input_writes_nothing(small_study, tmp_path, capsys) -> None:

@@ -15,7 +15,13 @@ from heurtune.tuning.after.confirm import (
     study_pool,
     tuning_spec,
 )
-from heurtune.tuning.after.export import EXPORTED, best_config, export_best, export_pareto
+from heurtune.tuning.after.export import (
+    EXPORTED,
+    best_config,
+    export_best,
+    export_choice,
+    export_pareto,
+)
 
 __all__ = [
     "EXPORTED",
@@ -25,6 +31,7 @@ __all__ = [
     "default_answer",
     "duel_openings",
     "export_best",
+    "export_choice",
     "export_pareto",
     "needs_confirmation",
     "sampler_spec",

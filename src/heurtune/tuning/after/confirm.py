@@ -58,6 +58,7 @@ from heurtune.tuning.study import (
     match_trials,
     ranked,
     schema,
+    study_command,
     trial_score,
 )
 from heurtune.tuning.studyfile import ConfirmOptions
@@ -182,6 +183,7 @@ def confirm_study(
     openings_file: str | None = None,
     pgn: str | None = None,
     pgn_append: bool = False,
+    on_start: Callable[[], None] | None = None,
 ) -> Verdict:
     """Confirm a study's best trials on fresh openings and store the verdict.
 
@@ -190,12 +192,15 @@ def confirm_study(
     ``openings_file``: a book the fresh openings come from (default: the study's
     own book, else random ones); ``pgn``: a file that gets every game played,
     as PGN (written at the end; added to what it holds with ``pgn_append``).
+    ``on_start`` is called once the study and the options have been checked, before
+    the first game (a bad name or option is an error before it).
     """
     study, setup, complete = load_tuned_study(storage_url, study_name, "confirm")
     if len(study.directions) > 1:
         raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): it has a "
-                            f"Pareto front, not one winner; `heurtune export {study_name} "
-                            "--pareto` writes it, `heurtune match` tests a member")
+                            "Pareto front, not one winner; "
+                            f"`{study_command('export', study_name, storage_url, '--pareto')}` "
+                            "writes it, `heurtune match` tests a member")
     base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
     pool = study_pool(setup, study_name)
     opponent = pool[0][0]
@@ -225,6 +230,8 @@ def confirm_study(
         check_writable(pgn)  # before the games, which would be lost
     games: list[tuple[MatchSpec, list[Any]]] = []  # what the PGN file gets
     keep = bool(pgn)
+    if on_start is not None:
+        on_start()
     results: list[dict[str, Any]] = []
     played: dict[str, list[Any]] = {}
     labels = [opp.label for opp, _w in pool]

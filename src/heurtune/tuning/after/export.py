@@ -26,7 +26,14 @@ from heurtune.engine.formats import FORMATS, SUFFIXES, render
 from heurtune.errors import HeurtuneError
 from heurtune.tomlio import check_folder_writable, write_atomic
 from heurtune.tuning.after.answers import default_answer
-from heurtune.tuning.study import StudySetup, Verdict, load_tuned_study, schema, trial_score
+from heurtune.tuning.study import (
+    StudySetup,
+    Verdict,
+    load_tuned_study,
+    schema,
+    study_command,
+    trial_score,
+)
 
 EXPORTED = Path("studies") / "exported"  # default folder: studies/exported/STUDY.toml
 UNCONFIRMED = ("unconfirmed: the score is the best trial's on the tuning openings, which is "
@@ -55,6 +62,23 @@ def _winner(study: optuna.Study, base: EngineConfig, complete: list[FrozenTrial]
     return answer.label, dict(answer.params), trial
 
 
+def export_choice(study: optuna.Study) -> tuple[str, dict[str, Any]] | None:
+    """What ``export`` writes for this study, as (label, searched parameters): its
+    confirmation's winner, else its default answer (the same choice as
+    :func:`best_config`); None for a multi-objective study, one without a
+    completed trial, or one whose engine cannot be read here."""
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if len(study.directions) > 1 or not complete:
+        return None
+    try:
+        setup = StudySetup.of(study.user_attrs, study.study_name)
+        base = EngineConfig.from_dict(setup.engine, source=f"study {study.study_name!r}")
+        label, params, _trial = _winner(study, base, complete, Verdict.of(study.user_attrs))
+    except HeurtuneError:
+        return None
+    return label, params
+
+
 # an unconfirmed answer's gain over the baseline, as its detail holds it: measured
 # on held-out duels (duels), then the model's prediction, labelled model-based
 GAIN_KEYS = {"measured_gain": "measured_gain_elo", "measured_gain_ci": "measured_gain_elo_ci",
@@ -79,7 +103,8 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     study, setup, complete = load_tuned_study(storage_url, study_name, "export")
     if len(study.directions) > 1:
         raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): "
-                            f"`heurtune export {study_name} --pareto` writes its Pareto front")
+                            f"`{study_command('export', study_name, storage_url, '--pareto')}` "
+                            "writes its Pareto front")
     confirmation = Verdict.of(study.user_attrs)
     base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
     label, params, trial = _winner(study, base, complete, confirmation)
@@ -156,20 +181,27 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     )
 
 
-def unproven(provenance: Mapping[str, Any], study_name: str) -> tuple[str, str] | None:
+def unproven(provenance: Mapping[str, Any], study_name: str,
+             storage_url: str | None = None) -> tuple[str, str] | None:
     """Why an exported configuration is not shown better than its baseline, and
-    what to do about it (None when its confirmation found it better)."""
+    what to do about it (None when its confirmation found it better); the
+    commands it names give ``--storage`` where ``storage_url`` is not the default."""
+    def confirm(*more: str) -> str:
+        if storage_url is None:
+            return " ".join(("heurtune confirm", study_name) + more)
+        return study_command("confirm", study_name, storage_url, *more)
+
     if not provenance.get("confirmed"):
         picked = ("by its loss on the positions, without a game" if "positions_loss" in provenance
                   else "on the games that scored it")
         return (f"study {study_name!r} is unconfirmed: its winner was picked {picked}",
-                f"run `heurtune confirm {study_name}` (fresh openings) first")
+                f"run `{confirm()}` (fresh openings) first")
     why = provenance["confirmation"].get("no_gain")
     if why is None:
         return None
     return (f"study {study_name!r}: its confirmation found no gain ({why})",
             f"tune further (more trials or pairs) or confirm with more pairs "
-            f"(`heurtune confirm {study_name} --pairs 200`)")
+            f"(`{confirm('--pairs', '200')}`)")
 
 
 FIGURES = ("games", "wins", "draws", "losses", "score", "score_ci", "elo", "elo_ci", "los",
@@ -271,7 +303,8 @@ def export_pareto(storage_url: str, study_name: str,
     study, setup, complete = load_tuned_study(storage_url, study_name, "export")
     if len(study.directions) < 2:
         raise HeurtuneError(f"study {study_name!r} has one objective: it has no Pareto front "
-                            f"(`heurtune export {study_name}` without --pareto)")
+                            f"(`{study_command('export', study_name, storage_url)}` without "
+                            "--pareto)")
     folder = Path(out) if out else EXPORTED / f"{study_name}-pareto"
     check_folder_writable(folder)
     base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
@@ -324,7 +357,7 @@ def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] |
     if fmt not in FORMATS:
         raise HeurtuneError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
     config = best_config(storage_url, study_name)
-    found = unproven(config.provenance, study_name)
+    found = unproven(config.provenance, study_name, storage_url)
     if found is not None:
         reason, advice = found
         if not force:

@@ -12,11 +12,15 @@ from heurtune.tuning.study.schema import Candidate, PoolEntry, StudySetup, Trial
 from heurtune.tuning.study.storage import (
     DEFAULT_STORAGE,
     MEMORY_PREFIX,
+    check_storage_url,
     load_study,
     open_storage,
     serve_proxy,
     sqlite_path,
     storage_failure,
+    storage_option_text,
+    storage_text,
+    study_command,
     study_names,
 )
 from heurtune.tuning.study.trials import (
@@ -48,6 +52,7 @@ __all__ = [
     "TrialResult",
     "Verdict",
     "best_match_trial",
+    "check_storage_url",
     "duel_of",
     "duel_seed",
     "flush_trial",
@@ -58,6 +63,9 @@ __all__ = [
     "minimises",
     "open_storage",
     "storage_failure",
+    "storage_option_text",
+    "storage_text",
+    "study_command",
     "schema",
     "serve_proxy",
     "sqlite_path",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shlex
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -42,6 +43,74 @@ DEFAULT_STORAGE = "sqlite:///studies/heurtune.db"
 # simulated-oracle benchmark and tests run thousands of trials in it)
 MEMORY_PREFIX = "memory:"
 _MEMORY: dict[str, optuna.storages.InMemoryStorage] = {}
+
+
+# schemes people write that SQLAlchemy knows by another name
+SCHEME_SPELLINGS = {"postgres": "postgresql", "sqlite3": "sqlite"}
+
+
+def storage_text(url: str) -> str:
+    """A storage URL as messages and hints show it: its password, if any, as ``***``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{host}{slash}{path}"
+
+
+def storage_option_text(url: str) -> str:
+    """`` --storage URL`` for a command naming this storage (the password hidden,
+    quoted for a shell), or nothing for the default storage."""
+    return "" if url == DEFAULT_STORAGE else f" --storage {shlex.quote(storage_text(url))}"
+
+
+def study_command(command: str, study_name: str, storage_url: str, *more: str) -> str:
+    """The command line that runs ``heurtune COMMAND`` on this study in this
+    storage, as hints print it: ``heurtune export NAME --storage URL ...``."""
+    words = " ".join(("heurtune", command, shlex.quote(study_name)) + more)
+    return words + storage_option_text(storage_url)
+
+
+def check_storage_url(url: str) -> None:
+    """Refuse, before any work, a storage URL that cannot be opened whatever the
+    database says: one SQLAlchemy cannot parse, whose scheme it has no dialect
+    for (``postgres://``: write ``postgresql://``) or whose driver is not
+    installed. ``memory:NAME`` and ``grpc://HOST:PORT`` are heurtune's own."""
+    if url.startswith((MEMORY_PREFIX, GRPC_PREFIX)):
+        return
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    shown = storage_text(url)
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise HeurtuneError(f"storage {shown!r} is not a database URL (e.g. "
+                            "sqlite:///studies/heurtune.db, postgresql://USER@HOST/DB)"
+                            ) from None
+    try:
+        dialect = parsed.get_dialect()
+    except NoSuchModuleError:
+        scheme = url.partition("://")[0]
+        base = scheme.split("+")[0]
+        right = SCHEME_SPELLINGS.get(base.lower())
+        if right is not None:
+            raise HeurtuneError(f"storage {shown!r}: write {right}{scheme[len(base):]}:// "
+                                f"instead of {scheme}:// (SQLAlchemy has no database "
+                                f"{base!r})") from None
+        raise HeurtuneError(f"storage {shown!r}: SQLAlchemy has no database {scheme!r} "
+                            "(sqlite:///FILE, postgresql://USER@HOST/DB, mysql://..., or "
+                            "grpc://HOST:PORT for a storage proxy)") from None
+    load = getattr(dialect, "import_dbapi", None) or getattr(dialect, "dbapi", None)  # (1.4)
+    try:
+        if callable(load):
+            load()
+    except ImportError as exc:
+        raise HeurtuneError(f"storage {shown!r}: the database driver is missing ({exc})"
+                            ) from None
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -162,6 +231,7 @@ def open_storage(url: str, *, create: bool = True, batched: bool = False) -> Bas
                                     "name in this process")
             _MEMORY[url] = optuna.storages.InMemoryStorage()
         return _MEMORY[url]
+    check_storage_url(url)
     heartbeat = _seconds_from_env("HEURTUNE_HEARTBEAT", 30)
     grace = _seconds_from_env("HEURTUNE_GRACE", 120)
     if grace < 2 * heartbeat:  # else healthy trials between two heartbeats look dead
@@ -178,7 +248,8 @@ def open_storage(url: str, *, create: bool = True, batched: bool = False) -> Bas
             except OSError as exc:
                 raise HeurtuneError(f"cannot create the folder for {url}: {exc}") from None
         elif not sqlite.is_file():
-            raise HeurtuneError(f"no storage at {url}: {sqlite} does not exist")
+            raise HeurtuneError(f"no storage at {url}{_default_note(url)}: {sqlite} does not "
+                                "exist")
     engine_kwargs: dict[str, object] = {}
     if url.startswith("postgresql"):
         engine_kwargs["connect_args"] = {"connect_timeout": 5}
@@ -202,8 +273,8 @@ def open_storage(url: str, *, create: bool = True, batched: bool = False) -> Bas
                 )
             return _BatchedStorage(storage, flush) if batched else storage
         except ImportError as exc:
-            raise HeurtuneError(f"storage {url!r}: the database driver is missing ({exc})"
-                                ) from None
+            raise HeurtuneError(f"storage {storage_text(url)!r}: the database driver is "
+                                f"missing ({exc})") from None
         except Exception as exc:  # SQLAlchemy's errors: bad URL, refused connection, ...
             if create and attempt < 29 and any(r in str(exc) for r in _CREATION_RACES):
                 time.sleep(0.1 + 0.05 * attempt)  # another worker is creating the tables
@@ -211,7 +282,7 @@ def open_storage(url: str, *, create: bool = True, batched: bool = False) -> Bas
             line = storage_failure(exc)
             if line is None:  # a bad URL
                 line = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-            raise HeurtuneError(f"cannot open storage {url!r}: "
+            raise HeurtuneError(f"cannot open storage {storage_text(url)!r}: "
                                 f"{line.removeprefix('storage error: ')}") from None
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -273,10 +344,29 @@ def study_names(storage: BaseStorage) -> list[str]:
         return []
 
 
-def load_study(storage: BaseStorage, name: str) -> optuna.Study:
-    """An existing study; an unknown name lists the known ones."""
+def _default_note(url: str) -> str:
+    """Said after the default storage's URL: a study tuned in another storage is
+    read from there."""
+    return (" (the default storage; give the --storage the study was tuned with)"
+            if url == DEFAULT_STORAGE else "")
+
+
+def _url_of(storage: BaseStorage) -> str | None:
+    """The URL of an opened database storage (None: not known here)."""
+    for candidate in (storage, getattr(storage, "_backend", None)):
+        url = getattr(candidate, "url", None)
+        if isinstance(url, str):
+            return url
+    return None
+
+
+def load_study(storage: BaseStorage, name: str, url: str | None = None) -> optuna.Study:
+    """An existing study; an unknown name lists the known ones and names the
+    storage (``url``, else the opened database's own; its password hidden)."""
     names = study_names(storage)
     if name not in names:
         known = ", ".join(names) if names else "none"
-        raise HeurtuneError(f"no study named {name!r} in this storage (studies: {known})")
+        where = url if url is not None else _url_of(storage)
+        shown = storage_text(where) + _default_note(where) if where is not None else "this storage"
+        raise HeurtuneError(f"no study named {name!r} in {shown} (studies: {known})")
     return optuna.load_study(study_name=name, storage=storage)

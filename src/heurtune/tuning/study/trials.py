@@ -77,7 +77,7 @@ def load_tuned_study(storage_url: str, study_name: str,
                      purpose: str) -> tuple[optuna.Study, StudySetup, list[FrozenTrial]]:
     """A study that ``heurtune tune`` created, its setup and its completed trials
     (none is an error: there is nothing to ``purpose``)."""
-    study = load_study(open_storage(storage_url, create=False), study_name)
+    study = load_study(open_storage(storage_url, create=False), study_name, storage_url)
     setup = StudySetup.of(study.user_attrs, study_name)
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
     if not complete:

@@ -47,8 +47,10 @@ from heurtune.errors import HeurtuneError
 from heurtune.match import stats_of
 from heurtune.match.records import pair_records, write_records
 from heurtune.tomlio import check_folder_writable
+from heurtune.tuning.after import export_choice
 from heurtune.tuning.samplers import is_holdout
 from heurtune.tuning.study import (
+    Verdict,
     best_match_trial,
     load_study,
     open_storage,
@@ -57,7 +59,7 @@ from heurtune.tuning.study import (
     trial_score,
 )
 from heurtune.tuning.studyfile import StudyFile
-from heurtune.tuning.views.text import study_facts, trial_note
+from heurtune.tuning.views.text import command_text, study_facts, trial_note
 
 ARTIFACTS_SUFFIX = "-artifacts"  # studies/heurtune.db -> studies/heurtune-artifacts
 TEXT = "text/plain"  # artifacts' MIME type: the browser shows them as they are
@@ -96,10 +98,13 @@ def _warn(message: str) -> None:
 
 @dataclass
 class Dashboard:
-    """Writes the notes, and the artifacts when there is a ``folder``."""
+    """Writes the notes, and the artifacts when there is a ``folder``; the
+    commands a note names give ``--storage storage_url`` (where it is not the
+    default storage)."""
 
     folder: Path | None = None
     warn: Callable[[str], None] = _warn
+    storage_url: str | None = None
     _store: FileSystemArtifactStore | None = field(default=None, init=False, repr=False)
 
     @classmethod
@@ -112,7 +117,7 @@ class Dashboard:
                 check_folder_writable(folder)
             except HeurtuneError as exc:
                 raise HeurtuneError(f"artifact folder {exc}") from None
-        return cls(folder)
+        return cls(folder, storage_url=storage_url)
 
     @property
     def sample_pairs(self) -> tuple[int, ...]:
@@ -136,7 +141,7 @@ class Dashboard:
         study.set_user_attr(schema.TUNING, {"study_file": str(sf.path), "trials": target,
                                           "sampler": sf.sampler.kind, "pruner": sf.pruner.kind,
                                           "artifacts": folder})
-        save_note(study, study_note(study, self.folder))
+        save_note(study, study_note(study, self.folder, self.storage_url))
 
     @_never_fails
     def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
@@ -186,20 +191,21 @@ class Dashboard:
     @_never_fails
     def refresh(self, study: optuna.Study) -> None:
         """Rewrite the study note from the study's state."""
-        save_note(study, study_note(study, self.folder))
+        save_note(study, study_note(study, self.folder, self.storage_url))
 
     # -- confirm, export ---------------------------------------------------------
     @_never_fails
     def confirmed(self, storage_url: str, study_name: str) -> None:
         """After a confirmation: the study note with its verdict."""
-        self.refresh(load_study(open_storage(storage_url, create=False), study_name))
+        study = load_study(open_storage(storage_url, create=False), study_name, storage_url)
+        save_note(study, study_note(study, self.folder, storage_url))
 
     @_never_fails
     def exported(self, storage_url: str, study_name: str, path: Path, what: str) -> None:
         """After an export: the engine file as a study artifact (each export adds
         its own: the files differ at least by their date) and the study note
         naming it."""
-        study = load_study(open_storage(storage_url, create=False), study_name)
+        study = load_study(open_storage(storage_url, create=False), study_name, storage_url)
         study.set_user_attr(schema.EXPORTED, {
             "path": str(path), "what": what,
             "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()})
@@ -207,7 +213,7 @@ class Dashboard:
         if store is not None:
             upload_artifact(artifact_store=store, file_path=str(path), study_or_trial=study,
                             mimetype=TEXT)
-        self.refresh(study)
+        save_note(study, study_note(study, self.folder, storage_url))
 
 
 def serve_artifacts(storage_url: str, artifacts: str | os.PathLike[str] | None
@@ -328,17 +334,28 @@ def _is_new_best(trial: optuna.Trial, score: float) -> bool:
     return best is None or score > trial_score(best)
 
 
-def study_note(study: optuna.Study, folder: Path | None) -> str:
-    """The study's note as Markdown, from its state in the storage."""
+def study_note(study: optuna.Study, folder: Path | None, storage_url: str | None = None) -> str:
+    """The study's note as Markdown, from its state in the storage: its facts and
+    the parameters that ``export`` writes (the confirmation's winner, else the
+    study's answer) against the defaults. The commands it names give
+    ``--storage`` where ``storage_url`` is given and not the default storage."""
     name = study.study_name
     lines = [f"# Study `{name}`", "", "| | |", "|---|---|"]
-    lines += [f"| {k} | {v} |" for k, v in study_facts(study, folder)]
-    best = best_match_trial(study)
-    if best is not None:
+    lines += [f"| {k} | {v} |" for k, v in study_facts(study, folder, storage_url)]
+    choice = export_choice(study)
+    if choice is not None:
+        label, params = choice
+        export = command_text("export", name, storage_url)
+        why = (f"the confirmation's winner, which `{export}` writes"
+               if Verdict.of(study.user_attrs) is not None else
+               f"the study's answer while unconfirmed, which `{export} --force` writes; "
+               "the confirmation may pick another")
         defaults = study.user_attrs.get(schema.SETUP, {}).get("engine", {}).get("params", {})
-        lines += ["", f"Trial {best.number}'s parameters against the heuristic's defaults "
-                      "(the baseline):", "", "| parameter | best | default |", "|---|---|---|"]
+        lines += ["", f"{label[0].upper() + label[1:]}'s parameters ({why}) against the "
+                      "heuristic's defaults (the baseline):", "",
+                  f"| parameter | {label} | default |", "|---|---|---|"]
         lines += [f"| {k} | {value_text(v)} | {value_text(defaults.get(k, '-'))} |"
-                  for k, v in best.params.items()]
-    lines += ["", f"Plots, the confirmation and a sample game: `heurtune report {name}`."]
+                  for k, v in params.items()]
+    lines += ["", "Plots, the confirmation and a sample game: "
+                  f"`{command_text('report', name, storage_url)}`."]
     return "\n".join(lines) + "\n"

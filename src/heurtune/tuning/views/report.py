@@ -104,7 +104,7 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     opponent = EngineConfig.from_dict(setup.opponent, source=f"study {study_name!r}")
     page = HtmlPage(f"Study {study_name}: {base.game} heuristic {base.heuristic} "
                     f"against {setup.raw.get('opponent_spec', opponent.label)}")
-    page.facts(study_facts(study, None))
+    page.facts(study_facts(study, None, storage_url))
 
     positions = study.user_attrs.get(schema.POSITIONS)
     page.heading("Optimisation history")
@@ -125,8 +125,13 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
     important = _importances(study, complete)
     if important:
         with experimental_ok():
-            page.figure(optuna.visualization.plot_param_importances(
-                study, evaluator=PedAnovaImportanceEvaluator(), **_importance_target(study)))
+            importances = optuna.visualization.plot_param_importances(
+                study, evaluator=PedAnovaImportanceEvaluator(), **_importance_target(study))
+        # (Optuna's words are "hyperparameter": here they are the heuristic's weights)
+        importances.update_layout(
+            title="parameter importances: how much of the score's spread each explains "
+                  "(PED-ANOVA)", xaxis_title="importance", yaxis_title="parameter")
+        page.figure(importances)
         page.heading("Slices and contours of the most important parameters")
         page.figure(optuna.visualization.plot_slice(study, params=important[:SLICE_PARAMS],
                                                     **on_score))
@@ -148,7 +153,7 @@ def _build_report(storage_url: str, study_name: str) -> HtmlPage:
             page.figure(optuna.visualization.plot_intermediate_values(study))
 
     page.heading("Confirmation")
-    page.text(confirmation_line(study, study_name, len(complete)))
+    page.text(confirmation_line(study, study_name, len(complete), storage_url))
     verdict = Verdict.of(study.user_attrs)
     if verdict is not None:
         # a positions study's tuning values are losses: not drawn on the score axis
@@ -375,11 +380,15 @@ def confirmation_figure(verdict: Verdict, tuning: bool = True) -> go.Figure:
                 names.append(label)
                 scores.append(check[key]["score"])
                 intervals.append(check[key]["score_ci"])
-    title = (f"selection (optimistic for the winner): score on {verdict.pairs} fresh opening "
-             "pairs each (95% interval)" + ("; x: the tuning score" if tuning else ""))
+    # one short line each, so that the title fits a narrow window
+    lines = [f"each candidate's score on {verdict.pairs} fresh opening pairs (95% interval)",
+             "selection: optimistic for the winner, picked on these games"
+             + ("; x: its tuning score" if tuning else "")]
     if check is not None:
-        title += f"; check: {check['pairs']} further pairs, the figures export reports"
-    fig = interval_figure(names, scores, intervals, title, "score", reference=0.5)
+        lines.append(f"check: the winner and the baseline on {check['pairs']} further pairs, "
+                     "the figures export reports")
+    fig = interval_figure(names, scores, intervals, "<br>".join(lines), "score", reference=0.5)
+    fig.update_layout(margin={"t": 40 + 22 * len(lines)})
     fig.data[0].name = "fresh score"
     if not tuning:
         fig.update_layout(showlegend=True)

@@ -33,6 +33,7 @@ from heurtune.tuning.study import (
     load_study,
     open_storage,
     schema,
+    study_command,
     trial_score,
 )
 from heurtune.tuning.study.environment import LIBRARIES
@@ -318,10 +319,21 @@ def verdict_text(verdict: Verdict) -> str:
     return text
 
 
-def confirmation_line(study: optuna.Study, name: str, completed: int) -> str:
+def command_text(command: str, name: str, storage_url: str | None) -> str:
+    """``heurtune COMMAND NAME``, with ``--storage URL`` where ``storage_url`` is
+    given and not the default storage (its password hidden)."""
+    if storage_url is None:
+        return f"heurtune {command} {name}"
+    return study_command(command, name, storage_url)
+
+
+def confirmation_line(study: optuna.Study, name: str, completed: int,
+                      storage_url: str | None = None) -> str:
+    """The verdict of the study's confirmation, or the command that confirms it
+    (naming ``storage_url`` where it is not the default)."""
     verdict = Verdict.of(study.user_attrs)
     if verdict is None:
-        return f"not confirmed yet (heurtune confirm {name})"
+        return f"not confirmed yet ({command_text('confirm', name, storage_url)})"
     line = verdict_text(verdict)
     s = verdict.sprt
     if s is not None:
@@ -333,12 +345,14 @@ def confirmation_line(study: optuna.Study, name: str, completed: int) -> str:
     return line
 
 
-def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str]]:
+def study_facts(study: optuna.Study, folder: Path | None,
+                storage_url: str | None = None) -> list[tuple[str, str]]:
     """What a study is and where it stands, as (name, value) rows: its study
     file, engine, opponent, openings, budget, trials, best trial, the answer
     export writes unconfirmed (where it is no trial, with its gain over the
     baseline), confirmation, exported engine, artifact folder and the environment
-    (:func:`environment_text`)."""
+    (:func:`environment_text`). The commands it names give ``--storage`` where
+    ``storage_url`` is given and not the default storage."""
     name = study.study_name
     attrs = study.user_attrs  # one read of the storage
     setup = attrs.get(schema.SETUP, {})
@@ -383,9 +397,9 @@ def study_facts(study: optuna.Study, folder: Path | None) -> list[tuple[str, str
                    f"{count[TrialState.FAIL]} failed, {count[TrialState.RUNNING]} running"),
         ("best", _trial_line(best) if best is not None else "no completed trial yet"),
         *answer_row,
-        ("confirmation", confirmation_line(study, name, len(complete))),
+        ("confirmation", confirmation_line(study, name, len(complete), storage_url)),
         ("exported engine", f"{exported['path']} ({_exported_what(exported)}, {exported['date']})"
-         if exported else f"not exported yet (heurtune export {name})"),
+         if exported else f"not exported yet ({command_text('export', name, storage_url)})"),
         ("artifacts", str(where) if where
          else "none (give --artifacts DIR to keep engines and sample games)"),
         ("environment", environment_text(attrs)),
@@ -450,7 +464,7 @@ def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
     for a held-out duel, the model's prediction of the gain it measures
     (``model_based_gain`` and its sd, Elo)."""
     storage = open_storage(storage_url, create=False)
-    study = load_study(storage, study_name)
+    study = load_study(storage, study_name, storage_url)
     df = study.trials_dataframe(attrs=("number", "state", "user_attrs", "params"))
     stale: set[int] = set()
     try:  # running trials whose worker stopped sending heartbeats (killed, powered off)
