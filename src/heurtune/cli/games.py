@@ -140,17 +140,41 @@ class List(Command):
         from heurtune.games import PythonKernel, game_entry, game_names, get_game
         from heurtune.games.registry import registry_problems
 
-        def space_rows(space: Any) -> None:
-            for row in space.describe():
-                print(f"    {row['name']:<22} default {row['default']!s:<6} "
-                      f"[{row.get('low')}, {row.get('high')}]  {row['help']}")
+        def space_rows(space: Any, values: Any = None) -> None:
+            rows = space.describe()
+            width = max([22] + [len(row["name"]) + 1 for row in rows])
+            for row in rows:
+                bounds = ("one of " + ", ".join(map(str, row["choices"])) if "choices" in row
+                          else f"[{row.get('low')}, {row.get('high')}]")
+                value = ""
+                if values is not None and values.get(row["name"]) != row["default"]:
+                    value = f"  (this file: {values.get(row['name'])})"
+                print(f"    {row['name']:<{width}} default {row['default']!s:<6} {bounds}"
+                      f"{value}  {row['help']}".rstrip())
 
         if args.game is not None and (args.game.endswith(".toml") or "/" in args.game):
+            from heurtune.engine.process import describe, option_value
+
             cfg = resolve_engine(args.game)
             h = cfg.heuristic_obj
             print(f"{cfg.label}: {cfg.game} engine, {h.description}")
-            print(f"  options ({h.kind} engine {h.name}):")
-            space_rows(h.space)
+            if cfg.process is not None:
+                info = describe(cfg.process, cfg.game)
+                print(f"  protocol: {cfg.process.dialect(cfg.game)}"
+                      + (f"; author: {info.author}" if info.author else ""))
+                if cfg.process.options:
+                    print("  fixed by the file ([process] options): " + ", ".join(
+                        f"{k} = {option_value(v)}" for k, v in cfg.process.options))
+            print(f"  options ({h.kind} engine {h.name}), the parameters a study may tune:")
+            space_rows(h.space, cfg.params)
+            if cfg.process is not None:
+                others = describe(cfg.process, cfg.game).others
+                if others:
+                    print("  options it declares that are no parameters (left alone):")
+                    for o in others:
+                        print(f"    {o.name:<22} {o.kind}"
+                              + (f" default {o.default}" if o.default else "")
+                              + (f"  ({o.reason})" if o.reason else ""))
             return 0
         for game in [args.game] if args.game is not None else game_names():
             entry = game_entry(game)  # an unknown (or empty) name: one error line

@@ -246,17 +246,23 @@ class Book(Command):
                          on_draw=lambda _d, kept: bar.set_postfix_str(f"{kept} kept") or
                          bar.update(1))
         bar.close()
+        from heurtune.engine.process import option_value
+
         search = engine.search.to_dict()
         limits = ", ".join(f"{k} {v}" for k, v in search.items()
                            if k in ("depth", "nodes", "time_ms", "tc") and v
                            and not (k == "depth" and v == 64))
+        what = engine.label
+        if engine.process is not None:
+            fixed = ", ".join(f"{k} = {option_value(v)}" for k, v in engine.process.options)
+            what += f" ({engine.process.label}" + (f"; {fixed}" if fixed else "") + ")"
         header = [
             f"{len(made.openings)} balanced {engine.game} openings, made by heurtune "
             f"{__version__} on {datetime.date.today().isoformat()}:",
             f"  heurtune book {' '.join(shlex.quote(a) for a in sys.argv[2:])}",
             f"random openings of {plies} plies (seed {args.seed}, no two alike up to the "
             "board's symmetries), each kept where",
-            f"{engine.label} ({limits or 'its limits'}) scored its position within "
+            f"{what} at {limits or 'its limits'} scored its position within "
             f"+-{args.window:g} of 0: {len(made.openings)} of {made.drawn} tried.",
             "Lines starting with # are comments, which heurtune's book reader skips.",
         ]
