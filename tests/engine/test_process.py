@@ -155,3 +155,101 @@ def test_protocol_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "> uci" in lines and "< uciok" in lines and "> isready" in lines
     assert any(line.startswith("> position startpos moves d4 d2") for line in lines)
     assert f"< bestmove {record.termination.split()[-1].strip(chr(39))}" in lines
+
+
+STUBBORN = """import signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+for line in sys.stdin:
+    if line.startswith("uci"):
+        print("id name stubborn", flush=True)
+        print("uciok", flush=True)
+while True:  # deaf to the end of its input
+    time.sleep(1)
+"""
+
+HOLDER = """import sys, time
+from heurtune.engine.process import EngineProcess, ProcessSpec, handshake
+proc = EngineProcess(ProcessSpec((sys.executable, sys.argv[1])))
+handshake(proc)
+open(sys.argv[2], "w").write(str(proc.proc.pid))
+time.sleep(3600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's parent-death signal")
+def test_an_engine_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    """A worker killed by SIGKILL runs no cleanup; its engine, deaf to the end of
+    its input, must not outlive it."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    engine = tmp_path / "stubborn.py"
+    engine.write_text(STUBBORN)
+    holder = tmp_path / "holder.py"
+    holder.write_text(HOLDER)
+    pid_file = tmp_path / "engine.pid"
+    worker = subprocess.Popen([sys.executable, str(holder), str(engine), str(pid_file)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (pid_file.exists() and pid_file.read_text()):
+            assert worker.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        assert _alive(pid)
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait()
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        worker.kill()
+
+
+def test_one_process_per_engine_reads_its_options_and_plays(tmp_path: Path) -> None:
+    """The engine started to read its options is the one that then plays."""
+    from heurtune.engine import process
+
+    cfg = fake()
+    kernel = get_game("isolation")
+    engine = Engine(cfg)
+    idle = process._IDLE.get((cfg.process, "isolation"))
+    engine.new_game()
+    assert engine.player is not None and engine.player.proc is not None
+    if idle is not None:  # this process described it first: the same process plays
+        assert engine.player.proc is idle
+    assert (cfg.process, "isolation") not in process._IDLE
+    record = play_game(kernel, {}, (engine, Engine(preset("isolation:random"))), (24, 10), 1)
+    assert len(record.moves) > 2
+
+
+def test_the_protocol_log_names_the_process_of_every_line(tmp_path: Path, monkeypatch) -> None:
+    script = tmp_path / "noisy.py"
+    script.write_text(FAKE.read_text().replace(
+        'print("id name fake")', 'print("id name fake")\n            '
+        'print("a warning on stderr", file=sys.stderr, flush=True)'))
+    log = tmp_path / "proto.log"
+    monkeypatch.setenv("HEURTUNE_PROTOCOL_LOG", str(log))
+    cfg = EngineConfig.from_dict({"game": "isolation", "name": "noisy", "process": {
+        "command": [sys.executable, str(script)]}, "search": {"nodes": 10}})
+    record, _ = _game(cfg)
+    assert len(record.moves) > 2
+    import time
+
+    deadline = time.monotonic() + 10
+    while "a warning on stderr" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    lines = log.read_text().splitlines()
+    assert all(line.split()[0].isdigit() and line.split()[1] in "<>!" for line in lines)
+    warning = next(line for line in lines if "a warning on stderr" in line)
+    assert warning.split()[1] == "!"

@@ -31,17 +31,21 @@ An engine that cannot be started at all is a
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
+import ctypes
 import math
 import multiprocessing.util
 import os
 import re
 import selectors
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -323,6 +327,49 @@ def option_value(value: Value) -> str:
 
 
 # -- the process -----------------------------------------------------------------------
+PR_SET_PDEATHSIG = 1  # prctl option, <linux/prctl.h>
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A function the engine's process runs before its command (Linux): the kernel
+    sends it SIGKILL when the process that started it dies, however it dies (a
+    match worker killed by SIGKILL runs no cleanup, and an engine that ignores the
+    end of its input would outlive it). None elsewhere, or where libc has no prctl."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.restype = ctypes.c_int
+    prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong,
+                      ctypes.c_ulong)
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    return arm
+
+
+_ARM = _die_with_parent()
+_SPAWNER: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _spawn(argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """Start an engine from one long-lived thread of this process: Linux ties the
+    parent-death signal to the thread that starts a process, and a match played
+    in this process runs in short-lived threads (heurtune.match.foreground), whose
+    end would otherwise kill the engines they started."""
+    global _SPAWNER
+    if _SPAWNER is None:
+        _SPAWNER = concurrent.futures.ThreadPoolExecutor(1, "heurtune-engines")
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(argv, preexec_fn=_ARM, **options)
+
+    return _SPAWNER.submit(start).result()
+
+
 class EngineProcess:
     """One running engine: lines out, lines in, every read with a deadline."""
 
@@ -331,20 +378,18 @@ class EngineProcess:
         self.label = label or spec.label
         log = os.environ.get(LOG_VARIABLE) or None
         try:
-            # the engine's standard error goes to the protocol log when there is one
-            errors = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
-        except OSError:
-            errors, log = subprocess.DEVNULL, None
-        try:
-            self.proc = subprocess.Popen(
+            self.proc = _spawn(
                 spec.argv(), cwd=spec.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=errors, bufsize=0, start_new_session=True)
+                # the engine's standard error goes to the protocol log when there is
+                # one, each line after the process id (_copy_errors)
+                stderr=subprocess.PIPE if log else subprocess.DEVNULL, bufsize=0,
+                start_new_session=True)
         except OSError as exc:
             raise HeurtuneError(f"engine {spec.label!r} cannot be started in {spec.cwd}: "
                                 f"{exc.strerror or exc}") from None
-        finally:
-            if not isinstance(errors, int):
-                errors.close()  # the child holds its own copy
+        if log and self.proc.stderr is not None:
+            threading.Thread(target=_copy_errors, args=(self.proc.stderr, self.proc.pid, log),
+                             name="heurtune-engine-stderr", daemon=True).start()
         assert self.proc.stdout is not None and self.proc.stdin is not None
         os.set_blocking(self.proc.stdout.fileno(), False)
         self._selector = selectors.DefaultSelector()
@@ -455,6 +500,23 @@ class EngineProcess:
             pass
 
 
+def _copy_errors(stream: Any, pid: int, log: str) -> None:
+    """Append an engine's standard error to the protocol log, each line after its
+    process id and ``!`` (a thread's loop, until the engine closes it)."""
+    try:
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(f"{pid} ! {line}\n")
+    except (OSError, ValueError):
+        pass  # an unwritable log, a closed pipe: the games go on
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
 _LIVE: weakref.WeakSet[EngineProcess] = weakref.WeakSet()
 
 
@@ -541,10 +603,14 @@ def _looks_uci(line: str) -> bool:
 
 
 _INFOS: dict[tuple[ProcessSpec, str], EngineInfo] = {}
+# engines started to read their options, kept for the first player of the same
+# command (one process per engine and worker, not one more to read its options)
+_IDLE: dict[tuple[ProcessSpec, str], EngineProcess] = {}
 
 
 def describe(spec: ProcessSpec, game: str = "") -> EngineInfo:
-    """The engine's identity and options (started once per process and command)."""
+    """The engine's identity and options (read once per process and command; the
+    process that told them waits for the first :class:`ProcessPlayer` of it)."""
     key = (spec, game)
     info = _INFOS.get(key)
     if info is None:
@@ -552,10 +618,29 @@ def describe(spec: ProcessSpec, game: str = "") -> EngineInfo:
         try:
             info = handshake(proc, game, spec.dialect(game) if game else
                              (spec.protocol or "heurtune"))
-        finally:
+        except BaseException:
             proc.close()
+            raise
         _INFOS[key] = info
+        _IDLE[key] = proc
     return info
+
+
+def idle_engine(spec: ProcessSpec, game: str) -> EngineProcess | None:
+    """The engine :func:`describe` started for this command, if it still waits
+    (its handshake done), taken: it is the caller's now."""
+    proc = _IDLE.pop((spec, game), None)
+    if proc is not None and not proc.alive:
+        proc.close()
+        return None
+    return proc
+
+
+def release_idle() -> None:
+    """Stop the engines that were started only to read their options (this process
+    will play no game: its match workers start their own)."""
+    while _IDLE:
+        _IDLE.popitem()[1].close()
 
 
 def process_heuristic(game: str, spec: ProcessSpec) -> Heuristic:
@@ -680,8 +765,13 @@ class ProcessPlayer:
         return self.spec.dialect(self.game)
 
     def _start(self) -> EngineProcess:
-        proc = EngineProcess(self.spec, self.label)
-        self.info = handshake(proc, self.game, self.protocol)
+        proc = idle_engine(self.spec, self.game)
+        if proc is not None:  # started to read its options: the handshake is done
+            proc.label = self.label
+            self.info = _INFOS[(self.spec, self.game)]
+        else:
+            proc = EngineProcess(self.spec, self.label)
+            self.info = handshake(proc, self.game, self.protocol)
         deadline = time.monotonic() + self.spec.start_timeout_ms / 1000.0
         sent: dict[str, Value] = {**dict(self.spec.options), **self.rule_options}
         for name in sent:
@@ -867,8 +957,10 @@ __all__ = [
     "describe",
     "game_protocol",
     "handshake",
+    "idle_engine",
     "option_value",
     "parse_option",
     "parse_uci_option",
     "process_heuristic",
+    "release_idle",
 ]

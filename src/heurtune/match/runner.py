@@ -24,6 +24,7 @@ from typing import Any
 
 from heurtune.engine.config import EngineConfig
 from heurtune.engine.player import Engine
+from heurtune.engine.process import release_idle
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.games.registry import GameEntry, restore_games, runtime_games
@@ -459,6 +460,7 @@ class MatchRunner:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            release_idle()  # the workers start their engines; this process plays no game
             ctx = multiprocessing.get_context("spawn")
             # the workers die with this process, even one killed by SIGKILL
             self._pool = ProcessPoolExecutor(
