@@ -18,6 +18,12 @@ is shared: read the ratios):
    nodes (equal search work by node count).
 
     python benchmarks/plugin_overhead.py [--seed 1] [--games 20] [--json]
+    python benchmarks/plugin_overhead.py --user-level --games 100   # 3. only
+
+3. **The protocol's cost where users pay it**: a match (heurtune's runner, one
+   process) of the C engine at depth 1 against heurtune's own engine at depth 1,
+   against the same match with heurtune's engine on both sides, same openings:
+   the difference in wall time over the C engine's moves.
 
 It builds the C engine with ``make`` and registers the plugin from the
 examples folder (no installation needed).
@@ -103,6 +109,50 @@ def protocol_overhead(games: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def user_level(games: int, seed: int, rounds: int = 3) -> dict[str, Any]:
+    """What a user pays in a match: the C engine at depth 1 against heurtune's own
+    engine at depth 1, beside the same match with the in-process engine on both
+    sides, on the same openings (``heurtune match``'s runner, in this process).
+    The protocol's cost per move is the difference in wall time over the moves the
+    C engine made. The matches alternate, ``rounds`` times each, and the medians
+    are compared (the machine is shared)."""
+    from heurtune.match.runner import MatchRunner, MatchSpec
+
+    subprocess.run(["make", "-s", "-C", str(C_ENGINE)], check=True)
+    search = {"depth": 1, "nodes": 0}
+    cfg = EngineConfig.from_dict({**EngineConfig.load(C_ENGINE / "engine.toml").to_dict(),
+                                  "name": "c-isolation-depth1", "search": search})
+    inproc = EngineConfig.from_dict({"game": "isolation", "heuristic": "improved",
+                                     "name": "improved-depth1", "search": search})
+    twin = inproc.with_params({}, name="improved-depth1-twin")
+    mixed = MatchSpec(cfg, inproc, games, seed)
+    plain = MatchSpec(twin, inproc, games, seed)
+    times: dict[str, list[float]] = {"mixed": [], "plain": []}
+    cpus: dict[str, list[float]] = {"mixed": [], "plain": []}
+    moves = 0
+    with MatchRunner(1) as runner:
+        runner.run(mixed)  # start the engine, compile the search
+        runner.run(plain)
+        for _ in range(rounds):
+            for label, spec in (("mixed", mixed), ("plain", plain)):
+                t0, c0 = time.perf_counter(), time.process_time()
+                result = runner.run(spec, keep_games=True)
+                times[label].append(time.perf_counter() - t0)
+                cpus[label].append(time.process_time() - c0)
+                if label == "mixed":
+                    moves = sum(g.searches[0] if k == 0 else g.searches[1]
+                                for p in result.pairs for k, g in enumerate(p.games))
+
+    def median(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2]
+
+    mixed_s, plain_s = median(times["mixed"]), median(times["plain"])
+    return {"pairs": games, "c_engine_moves": moves, "mixed_s": mixed_s, "plain_s": plain_s,
+            "ms_per_move": 1000 * (mixed_s - plain_s) / moves, "rounds": rounds,
+            # heurtune's own CPU time (its process: not the engine's, not the waiting)
+            "cpu_ms_per_move": 1000 * (median(cpus["mixed"]) - median(cpus["plain"])) / moves}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
@@ -110,7 +160,18 @@ def main() -> int:
     parser.add_argument("--depth", type=int, default=6)
     parser.add_argument("--positions", type=int, default=8)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--user-level", action="store_true",
+                        help="only the protocol's cost per move inside a match")
     args = parser.parse_args()
+    if args.user_level:
+        u = user_level(args.games, args.seed)
+        print(json.dumps(u, indent=2) if args.json else
+              f"match at depth 1, {u['pairs']} pairs: C engine vs in process {u['mixed_s']:.3f} s, "
+              f"in process vs in process {u['plain_s']:.3f} s (medians of {u['rounds']}); "
+              f"the protocol costs {u['ms_per_move']:.3f} ms per C engine move "
+              f"({u['c_engine_moves']} moves), of which heurtune's own CPU "
+              f"{u['cpu_ms_per_move']:.3f} ms")
+        return 0
     register_game("pyisolation", "heurtune_pyisolation")
     result = {"search": search_speed(args.depth, args.positions, args.seed),
               "games": games_per_second(args.games, args.seed),

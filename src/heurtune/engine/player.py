@@ -38,6 +38,8 @@ class Engine:
         self.last_score: int | None = None
         self._seen: list[int] = []
         self._texts: list[str] = []
+        # the search's keyword arguments, once (a move should not rebuild them)
+        self._search_kwargs = config.search.search_kwargs()
         if config.process is not None:
             self.params = dict(config.params)
             rule_options = (dict(self.kernel.engine_options(config.rules))
@@ -71,8 +73,7 @@ class Engine:
         its move is checked; the others search ``state``."""
         if self.player is None:
             assert self.searcher is not None
-            return self.searcher.search(state, self.params, seed=seed,
-                                        **self.config.search.search_kwargs())
+            return self.searcher.search(state, self.params, seed=seed, **self._search_kwargs)
         t0 = time.perf_counter()  # the whole exchange, notation and checks included
         kernel = self.kernel
         settings = self.config.search
