@@ -123,6 +123,9 @@ class Match(Command):
                 print(outcome.sprt.summary())
             print(stats.summary())
             print(stats.pairs_summary())
+            if stats.faults or stats.opponent_faults:
+                print(f"faults: {stats.faults_text()} (`--games FILE` records each game's "
+                      "reason)")
             print(f"first player (side 0) scored {result.first_player_score:.3f} over all games")
             if args.games:
                 print(f"wrote {2 * len(result.pairs)} games to {args.games} "

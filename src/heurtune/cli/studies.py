@@ -69,6 +69,7 @@ class Tune(Command):
         from heurtune.tomlio import check_writable
         from heurtune.tuning import Dashboard, TrialResult, load_study_file, tune
         from heurtune.tuning.study import storage_text, study_command
+        from heurtune.tuning.study.schema import FAULTED
         from heurtune.tuning.studyfile import check_study_name
         from heurtune.tuning.views import (
             bounds_text,
@@ -78,6 +79,7 @@ class Tune(Command):
             positions_text,
             reach_text,
         )
+        from heurtune.tuning.views.text import faults_cell
 
         sf = load_study_file(args.study_file)
         dashboard = Dashboard.open(args.storage, args.artifacts)  # a bad folder fails here
@@ -99,6 +101,11 @@ class Tune(Command):
             state = t.state.name.lower()
             result = positions_text(t.user_attrs) or (
                 f"score {value} [{r.score_ci[0]:.3f}, {r.score_ci[1]:.3f}] over {r.games} games")
+            faults = faults_cell(t.user_attrs.get("faults"))
+            if t.user_attrs.get(FAULTED):  # the engine broke: the reason, not a score
+                state, result = "failed", str(t.user_attrs[FAULTED])
+            elif faults:
+                result += f" (lost by faults: {faults})"
             bar.write(f"trial {t.number:>3} {state:<8} {result}  " + params_text(t.params),
                       file=sys.stderr)
 

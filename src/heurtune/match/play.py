@@ -118,11 +118,12 @@ class GameRecord:
     seconds: tuple[float, float] = field(default=(0.0, 0.0), compare=False)
     searches: tuple[int, int] = (0, 0)  # each side's moves searched
     # the kind of fault that ended the game (EngineFault.kind: illegal, garbage,
-    # timeout, time, crash), "" when none did
+    # timeout, time, crash), "" when none did, and the side whose engine faulted
     fault: str = ""
     # the engines' scores after each move after the opening, in centipawns for the
     # side that moved (None: it sent none); kept only where an engine sends them
     scores: tuple[int | None, ...] = ()
+    fault_side: int = -1
 
 
 def play_game(
@@ -201,7 +202,8 @@ def play_game(
             first = 1.0 if mover_wins == (side == 0) else 0.0
         reason = kernel.termination_reason(state)
     return GameRecord(first, tuple(moves), (nodes[0], nodes[1]), tuple(move_nodes),
-                      reason, (seconds[0], seconds[1]), (searches[0], searches[1]), kind, kept)
+                      reason, (seconds[0], seconds[1]), (searches[0], searches[1]), kind, kept,
+                      faulty)
 
 
 @dataclass(frozen=True)
@@ -218,6 +220,9 @@ class PairResult:
     # A's time searching, both games (the cost objective; a measurement, not compared)
     a_seconds: float = field(default=0.0, compare=False)
     a_moves: int = 0  # A's moves searched, both games
+    # the kinds of engine fault that lost A (then B) a game of the pair
+    a_faults: tuple[str, ...] = ()
+    b_faults: tuple[str, ...] = ()
 
     @property
     def score(self) -> float:
@@ -244,9 +249,13 @@ def play_pair(
     game_seed = mix_seed(seed, index)
     g0 = play_game(kernel, rules, (a, b), opening, game_seed, adjudication)
     g1 = play_game(kernel, rules, (b, a), opening, game_seed, adjudication)
+    # A is side 0 of the first game and side 1 of the second
+    faults = [(g.fault, g.fault_side == a_side) for g, a_side in ((g0, 0), (g1, 1)) if g.fault]
     return PairResult(
         index, opening if isinstance(opening, tuple) else tuple(opening),
         (g0.first_score, 1.0 - g1.first_score),
         (len(g0.moves), len(g1.moves)), (g0, g1) if keep_games else (),
         g0.seconds[0] + g1.seconds[1], g0.searches[0] + g1.searches[1],
+        tuple(kind for kind, by_a in faults if by_a),
+        tuple(kind for kind, by_a in faults if not by_a),
     )

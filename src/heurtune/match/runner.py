@@ -32,7 +32,7 @@ from heurtune.match.books import Book
 from heurtune.match.foreground import compiling, interruptible, log
 from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import Adjudication, PairResult, play_pair
-from heurtune.match.stats import MatchStats, Sprt, SprtEstimate, pair_outcome
+from heurtune.match.stats import MatchStats, Sprt, SprtEstimate, count_faults, pair_outcome
 
 MAX_PAIRS = 1_000_000
 MAX_CHUNK = 8  # pairs per task sent to a worker process
@@ -260,16 +260,22 @@ def stats_of(pairs: Sequence[PairResult | PoolPair],
             (labels[k] if k < len(labels) else f"opponent {k}", pool[0].weights[k],
              stats_of([p.pairs[k] for p in pool]))
             for k in range(len(pool[0].pairs)))
+        every = [q for p in pool for q in p.pairs]
         return PoolStats(wins=sum(m.wins for _l, _w, m in members),
                          draws=sum(m.draws for _l, _w, m in members),
                          losses=sum(m.losses for _l, _w, m in members),
-                         pair_scores=tuple(p.score for p in pool), members=members)
-    scores = [s for p in pairs for s in p.a_scores]  # type: ignore[union-attr]
+                         pair_scores=tuple(p.score for p in pool), members=members,
+                         faults=count_faults([k for q in every for k in q.a_faults]),
+                         opponent_faults=count_faults([k for q in every for k in q.b_faults]))
+    plain = [p for p in pairs if not isinstance(p, PoolPair)]
+    scores = [s for p in plain for s in p.a_scores]
     return MatchStats(
         wins=sum(1 for s in scores if s == 1.0),
         draws=sum(1 for s in scores if s == 0.5),
         losses=sum(1 for s in scores if s == 0.0),
-        pair_scores=tuple(p.score for p in pairs),
+        pair_scores=tuple(p.score for p in plain),
+        faults=count_faults([k for p in plain for k in p.a_faults]),
+        opponent_faults=count_faults([k for p in plain for k in p.b_faults]),
     )
 
 

@@ -743,6 +743,25 @@ class MatchStats:
     losses: int
     pair_scores: tuple[float, ...]
     confidence: float = 0.95
+    # games lost by an engine fault, by kind (illegal, garbage, timeout, time,
+    # crash): the first engine's, then its opponent's (which it won)
+    faults: tuple[tuple[str, int], ...] = ()
+    opponent_faults: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def faulted(self) -> int:
+        """Games the first engine lost by a fault of its own."""
+        return sum(n for _kind, n in self.faults)
+
+    def faults_text(self) -> str:
+        """The games lost by engine faults, in words ("" when none were)."""
+        parts = []
+        for who, counts in (("the engine", self.faults), ("its opponent", self.opponent_faults)):
+            total = sum(n for _k, n in counts)
+            if total:
+                kinds = ", ".join(f"{FAULT_WORDS.get(k, k)} {n}" for k, n in counts)
+                parts.append(f"{who} lost {total} of {self.games} games by faults ({kinds})")
+        return "; ".join(parts)
 
     @property
     def games(self) -> int:
@@ -808,6 +827,8 @@ class MatchStats:
             "los": self.los,
             "nelo": self.nelo,
             "pentanomial": list(self.pentanomial),
+            **({"faults": dict(self.faults)} if self.faults else {}),
+            **({"opponent_faults": dict(self.opponent_faults)} if self.opponent_faults else {}),
         }
 
     def summary(self) -> str:
@@ -828,6 +849,20 @@ class MatchStats:
 
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
+# the kinds of engine fault (heurtune.engine.process.EngineFault.kind), in words
+FAULT_WORDS = {"illegal": "illegal move", "garbage": "garbage", "timeout": "timed out",
+               "time": "lost on time", "crash": "crashed"}
+
+
+def count_faults(kinds: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """Fault kinds counted, in :data:`FAULT_WORDS`' order (then any other)."""
+    order = list(FAULT_WORDS)
+    counts: dict[str, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return tuple(sorted(counts.items(), key=lambda kv: (order.index(kv[0])
+                                                          if kv[0] in order else len(order),
+                                                          kv[0])))
 
 
 @dataclass(frozen=True)

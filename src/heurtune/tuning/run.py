@@ -56,6 +56,7 @@ from heurtune.match.books import SHIPPED_PREFIX, book_path
 from heurtune.match.pgn import append_pgn
 from heurtune.match.positions import load_positions
 from heurtune.match.runner import KeepGames, PoolPair
+from heurtune.match.stats import FAULT_WORDS
 from heurtune.tuning._experimental import experimental_ok
 from heurtune.tuning.after.answers import Answer, default_answer, recorded_sampler
 from heurtune.tuning.after.confirm import needs_confirmation
@@ -100,7 +101,8 @@ class TuneObserver(Protocol):
 
     def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
                        pairs: Sequence[Any], pruned: bool,
-                       duel: dict[str, Any] | None = None, pgn: str = "") -> None: ...
+                       duel: dict[str, Any] | None = None, pgn: str = "",
+                       failed: str = "") -> None: ...
 
     def refresh(self, study: optuna.Study) -> None: ...
 
@@ -126,6 +128,23 @@ TrialCallback = Callable[[optuna.trial.FrozenTrial], None]
 
 class SurplusTrial(Exception):
     """A trial started after other workers' trials had already taken the target."""
+
+
+class EngineFaulted(Exception):
+    """A trial's engine lost more than the study's ``fault_share`` of its games by
+    its own faults: the trial fails, with the reason (user attribute
+    :data:`~heurtune.tuning.study.schema.FAULTED`), and counts toward the target."""
+
+
+def fault_reason(stats: Any, planned_games: int, share: float) -> str | None:
+    """Why a trial fails for its engine's faults (None: it does not): more of its
+    games lost by its own faults than ``share`` of the games it plays
+    (``planned_games``; a trial that has passed that bar fails at once)."""
+    if stats.faulted <= share * planned_games:
+        return None
+    kinds = ", ".join(f"{FAULT_WORDS.get(k, k)} {n}" for k, n in stats.faults)
+    return (f"its engine lost {stats.faulted} of {stats.games} games by its own faults "
+            f"({kinds}), more than the study's fault_share {share:g} of {planned_games} games")
 
 
 def _step_aside_if_surplus(trial: optuna.Trial, target: int) -> None:
@@ -238,6 +257,20 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
             yield pair
 
     labels = [m.engine.label for m in sf.pool]
+    planned = 2 * sf.pairs * len(sf.pool)  # a trial's games (a duel's: 2 per pair)
+
+    def _fail_for_faults(trial: optuna.Trial, config: EngineConfig, specs: Sequence[MatchSpec],
+                         pairs: list[Any], duel: dict[str, Any] | None) -> None:
+        reason = fault_reason(stats_of(sorted(pairs, key=lambda p: p.index), labels),
+                              planned, sf.fault_share)
+        if reason is not None:
+            _record(trial, pairs, labels)
+            trial.set_user_attr(schema.FAULTED, reason)
+            games = _games(trial, specs, pairs)
+            if observer is not None:
+                observer.trial_finished(trial, config, sf, pairs, pruned=False, duel=duel,
+                                        pgn=games, failed=reason)
+            raise EngineFaulted(reason)
 
     def _games(trial: optuna.Trial, specs: Sequence[MatchSpec], pairs: Sequence[Any]) -> str:
         """The trial's games as PGN where they are kept (appended to ``pgn``), else ""."""
@@ -279,12 +312,17 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
             else:
                 stream = runner.iter_pairs(specs[0], ordered, order, keep_games=keep)
         running = 0.0
+        faulted = 0
         try:
             for pair in waiting(stream):
                 pairs.append(pair)
                 running += pair.score
                 if on_pair is not None:
                     on_pair(trial.number, pair)
+                faulted += len(pair.a_faults) if isinstance(pair, PairResult) else sum(
+                    len(p.a_faults) for p in pair.pairs)
+                if faulted > sf.fault_share * planned:  # broken: no need to play on
+                    _fail_for_faults(trial, config, specs, pairs, duel)
                 if sf.multi_objective:  # Optuna neither records nor prunes these steps
                     continue
                 if per_opening and duel is None:
@@ -307,6 +345,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
             if isinstance(pruner, CheckpointPruner):
                 pruner.forget(trial.number)
         score = _record(trial, pairs, labels, keep_pairs=checkpoint or duel is not None)
+        _fail_for_faults(trial, config, specs, pairs, duel)
         games = _games(trial, specs, pairs)
         if observer is not None:
             observer.trial_finished(trial, config, sf, pairs, pruned=False, duel=duel,
@@ -585,9 +624,14 @@ def tune(
                 guard.check()
                 with _quiet_interrupts(), _as_heurtune_errors():
                     study.optimize(objective, n_trials=1, callbacks=callbacks,
-                                   catch=(SurplusTrial,))
+                                   catch=(SurplusTrial, EngineFaulted))
                 if mine and mine[-1].user_attrs.get(schema.SURPLUS):
                     break
+                if mine and is_baseline(mine[-1]) and schema.FAULTED in mine[-1].user_attrs:
+                    raise HeurtuneError(
+                        f"study {name!r}: at its baseline weights (trial {mine[-1].number}) "
+                        f"{mine[-1].user_attrs[schema.FAULTED]}: every trial would fail; fix "
+                        "the engine or its limits (timeout_ms, the clock) and tune again")
                 ran += bool(mine) and mine[-1].state in FINISHED
         note.run_ended(study)
     if sf.sampler.kind == "lbfgs":  # its trials are counted here (no loop above)
@@ -829,6 +873,12 @@ def _wait_for_setup(study: optuna.Study, stored: Any, seconds: float = 10.0) -> 
     return stored
 
 
+def faulted(trial: FrozenTrial) -> bool:
+    """Whether a trial failed for its engine's faults (it counts toward the target:
+    its weights would fault again)."""
+    return trial.state == TrialState.FAIL and schema.FAULTED in trial.user_attrs
+
+
 def _wanted(study: optuna.Study, target: int) -> bool:
     """Whether to start another trial: enqueued ones are waiting (the baseline,
     retries of trials whose worker died: played even once the target is
@@ -836,7 +886,8 @@ def _wanted(study: optuna.Study, target: int) -> bool:
     trials = study.get_trials(deepcopy=False)
     if any(t.state == TrialState.WAITING for t in trials):
         return True
-    busy = sum(1 for t in trials if t.state in FINISHED or t.state == TrialState.RUNNING)
+    busy = sum(1 for t in trials if t.state in FINISHED or t.state == TrialState.RUNNING
+               or faulted(t))
     return busy < target
 
 
@@ -847,7 +898,9 @@ class _DropInterrupts(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, (KeyboardInterrupt, SurplusTrial)):
+        if isinstance(exc, (KeyboardInterrupt, SurplusTrial, EngineFaulted)):
+            return False
+        if "EngineFaulted" in record.getMessage():  # told by tune's own trial line
             return False
         return "failed with value None" not in record.getMessage()
 

@@ -4,8 +4,9 @@
 (plays a blocked square), ``garbage`` (answers ``go`` with a line that is not
 ``bestmove``), ``timeout`` (never answers ``go``), ``crash`` (exits on its
 second ``go``), ``silent`` (never answers ``uci``), ``badoption`` (declares an
-option heurtune cannot read). Self-contained: it imports nothing of heurtune,
-so starting it is quick.
+option heurtune cannot read), ``wild-illegal`` (an illegal move whenever its
+``style`` option is ``wild``: a fault of some weights only). Self-contained: it
+imports nothing of heurtune, so starting it is quick.
 """
 
 import sys
@@ -35,6 +36,7 @@ def legal(moves: list[str]) -> list[str]:
 def main() -> None:
     moves: list[str] = []
     goes = 0
+    style = "calm"
     for line in sys.stdin:
         words = line.split()
         if not words:
@@ -52,6 +54,8 @@ def main() -> None:
             print("uciok")
         elif words[0] == "isready":
             print("readyok")
+        elif words[:3] == ["setoption", "name", "style"] and len(words) >= 5:
+            style = words[4]
         elif words[0] == "position":
             moves = words[3:] if len(words) > 2 and words[2] == "moves" else []
         elif words[0] == "go":
@@ -62,7 +66,7 @@ def main() -> None:
                 sys.exit(3)
             if MODE == "garbage":
                 print("hello there")
-            elif MODE == "illegal" and moves:
+            elif (MODE == "illegal" or (MODE == "wild-illegal" and style == "wild")) and moves:
                 print(f"bestmove {moves[-1]}")
             else:
                 options = legal(moves)

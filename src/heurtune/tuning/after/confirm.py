@@ -247,7 +247,8 @@ def confirm_study(
                      "tuning_score": cand.tuning_score, **stats.to_dict()}
             results.append({k: v for k, v in entry.items() if v is not None})
             tuning_text = "   -  " if cand.tuning_score is None else f"{cand.tuning_score:.3f}"
-            on_line(f"{cand.label:<20} tuning {tuning_text}  fresh {stats.summary()}")
+            faults = f"; {stats.faults_text()}" if stats.faults or stats.opponent_faults else ""
+            on_line(f"{cand.label:<20} tuning {tuning_text}  fresh {stats.summary()}{faults}")
         # the highest fresh score; on a tie the baseline (a candidate must beat it),
         # then the earlier candidate (trials by rank, then answers)
         winner = max(results, key=lambda e: (e["score"], bool(e["baseline"]),

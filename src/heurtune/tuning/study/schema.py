@@ -73,6 +73,9 @@ OPPONENTS = "opponents"
 BASELINE = "baseline"
 START_FROM = "start_from"
 SURPLUS = "surplus"
+# a trial failed because its engine lost more than the study's fault_share of its
+# games by its own faults (illegal moves, timeouts, lost clocks, crashes): the reason
+FAULTED = "faulted"
 SAMPLER_SEED = "sampler_seed"
 MS_PER_MOVE = "ms_per_move"
 POSITIONS_LOSS = "positions_loss"  # a positions trial: its training loss (the value)

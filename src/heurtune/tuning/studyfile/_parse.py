@@ -21,6 +21,7 @@ from heurtune.tuning.samplers.registry import SamplerSpec, check_space
 from heurtune.tuning.studyfile._spec import (
     ANSWERS,
     BUDGETS,
+    DEFAULT_FAULT_SHARE,
     DEFAULT_JOBS,
     DEFAULT_PAIRS,
     DEFAULT_POSITION_TRIALS,
@@ -267,6 +268,10 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         raise HeurtuneError(f"{w}: answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
     adjudication = _adjudication(data, where)
     pgn = _typed(study.get("pgn", False), bool, f"{w}: pgn")
+    fault_share = _typed(study.get("fault_share", DEFAULT_FAULT_SHARE), float,
+                         f"{w}: fault_share")
+    if not 0.0 <= fault_share <= 1.0:
+        raise HeurtuneError(f"{w}: fault_share must be in [0, 1], got {fault_share:g}")
     book, book_sha256 = None, ""
     if "openings" in study:
         if every_class:
@@ -285,6 +290,7 @@ def load_study_file(path: str | os.PathLike[str]) -> StudyFile:
         sampler_seeding=seeding, distinct_openings=distinct, confirm=confirm,
         every_class=every_class, answer=answer, positions=positions,
         book=book, book_sha256=book_sha256, adjudication=adjudication, pgn=pgn,
+        fault_share=fault_share,
     )
 
 

@@ -101,7 +101,7 @@ SECTION_KEYS: dict[str, frozenset[str]] = {
         "name", "game", "opponent", "opponents", "trials", "pairs", "seed", "sampler", "jobs",
         "opening_plies", "budget", "time_ms", "objectives", "search",
         "start_from", "sampler_seeding", "distinct_openings", "answer", "objective",
-        "positions", "openings", "pgn",
+        "positions", "openings", "pgn", "fault_share",
     }),
     "adjudication": frozenset({"draw_after", "draw_moves", "draw_score", "resign_moves",
                                "resign_score", "max_plies"}),
@@ -124,6 +124,7 @@ OBJECTIVES = ("match", "positions")
 POSITION_LOSSES = ("cross-entropy", "mse")
 PERSPECTIVES = ("difference", "side-to-move")
 DEFAULT_JOBS = 1
+DEFAULT_FAULT_SHARE = 0.1
 DEFAULT_SEED = 0
 
 
@@ -281,6 +282,10 @@ class StudyFile:
     adjudication: Adjudication | None = None
     # every trial's and the confirmation's games kept as PGN artifacts
     pgn: bool = False
+    # a trial whose engine loses more than this share of its games by its own faults
+    # fails, with the reason (a broken engine cannot finish a study as if it had
+    # lost fairly)
+    fault_share: float = DEFAULT_FAULT_SHARE
 
     @property
     def multi_objective(self) -> bool:

@@ -146,13 +146,14 @@ class Dashboard:
     @_never_fails
     def trial_finished(self, trial: optuna.Trial, config: EngineConfig, sf: StudyFile,
                        pairs: Sequence[Any], pruned: bool,
-                       duel: dict[str, Any] | None = None, pgn: str = "") -> None:
+                       duel: dict[str, Any] | None = None, pgn: str = "",
+                       failed: str = "") -> None:
         """While the trial still runs: its note, and for a complete trial that
         beats every completed one its engine file and sample games as artifacts
         (a duel, which played the sampler's other weights, has a note only).
         ``duel``: a duel trial's record (its other side under ``minus``); ``pgn``:
         every game of the trial as PGN, an artifact of its own (a study with
-        ``pgn = true``)."""
+        ``pgn = true``); ``failed``: why the trial failed (its engine's faults)."""
         stats = stats_of(sorted(pairs, key=lambda p: p.index))
         if duel is None:
             against = (f"`{sf.opponent_spec}`" if len(sf.pool) == 1
@@ -165,7 +166,7 @@ class Dashboard:
             against = "the sampler's other weights (" + ", ".join(
                 f"{k} = {value_text(v)}" for k, v in duel["minus"].items()) + ")"
         save_note(trial, trial_note(trial.number, stats, sf.pairs, against,
-                                    dict(trial.params), pruned))
+                                    dict(trial.params), pruned, failed))
         store = self.store()
         if store is not None and pgn:
             with tempfile.TemporaryDirectory(prefix="heurtune-artifacts-") as tmp:
@@ -174,7 +175,7 @@ class Dashboard:
                 upload_artifact(artifact_store=store, file_path=str(games_pgn),
                                 study_or_trial=trial, mimetype=TEXT)
         sample = [p for p in pairs if p.games]  # the pairs of self.sample_pairs
-        if (store is None or pruned or duel is not None or not sample
+        if (store is None or pruned or failed or duel is not None or not sample
                 or not _is_new_best(trial, stats.score)):
             return
         spec = sf.match_spec(config)

@@ -3,7 +3,7 @@ its trials as a table. Shared by the dashboard's notes, the report and the CLI."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from heurtune.engine import EngineConfig
 from heurtune.engine.params import value_text
 from heurtune.errors import HeurtuneError
 from heurtune.match import MatchStats, elo_text
+from heurtune.match.stats import FAULT_WORDS
 from heurtune.tuning.after.answers import Answer, default_answer
 from heurtune.tuning.samplers import (
     DISAGREE_Z,
@@ -57,10 +58,11 @@ def _elo(stats: MatchStats) -> str:
 
 
 def trial_note(number: int, stats: MatchStats, planned: int, opponent: str,
-               params: dict[str, Any], pruned: bool) -> str:
-    """A finished trial's match summary as Markdown."""
+               params: dict[str, Any], pruned: bool, failed: str = "") -> str:
+    """A finished trial's match summary as Markdown (``failed``: why it failed)."""
     played = len(stats.pair_scores)
-    state = f"pruned after {played} of {planned} opening pairs" if pruned else "complete"
+    state = (f"failed: {failed}" if failed else
+             f"pruned after {played} of {planned} opening pairs" if pruned else "complete")
     won, even, lost = stats.pair_outcomes
     ll, ld, dd, wd, ww = stats.pentanomial
     lines = [
@@ -74,6 +76,8 @@ def trial_note(number: int, stats: MatchStats, planned: int, opponent: str,
         f"| Elo | {_elo(stats)} |",
         f"| nElo, LOS | {stats.nelo + 0.0:+.1f}, {stats.los:.1%} |",
         f"| pentanomial LL, LD, DD/WL, WD, WW | {ll}, {ld}, {dd}, {wd}, {ww} |",
+        *([f"| games lost by engine faults | {stats.faults_text()} |"]
+          if stats.faults or stats.opponent_faults else []),
         "", "Parameters: " + ", ".join(f"{k} = {value_text(v)}" for k, v in params.items()),
     ]
     return "\n".join(lines) + "\n"
@@ -366,6 +370,8 @@ def study_facts(study: optuna.Study, folder: Path | None,
     pairs = setup.get("pairs", "?")
     openings = ("one of every symmetry class" if setup.get("openings") == "all"
                 else f"{pairs} pairs ({2 * pairs if isinstance(pairs, int) else '?'} games)")
+    if isinstance(setup.get("book"), Mapping):
+        openings += f" from the book {setup['book'].get('name', '?')}"
     exported = attrs.get(schema.EXPORTED)
     where = folder if folder is not None else tuning.get("artifacts")
     answer = unconfirmed_answer(study)
@@ -395,6 +401,7 @@ def study_facts(study: optuna.Study, folder: Path | None,
                    f"pruner {tuning.get('pruner', '?')}"),
         ("trials", f"{count[TrialState.COMPLETE]} complete, {count[TrialState.PRUNED]} pruned, "
                    f"{count[TrialState.FAIL]} failed, {count[TrialState.RUNNING]} running"),
+        ("engine faults", faults_text(trials)),
         ("best", _trial_line(best) if best is not None else "no completed trial yet"),
         *answer_row,
         ("confirmation", confirmation_line(study, name, len(complete), storage_url)),
@@ -457,6 +464,39 @@ def _positions_rows(study: optuna.Study) -> list[tuple[str, str]]:
                           + (f", held-out {held:.4f}" if held is not None else ""))]
 
 
+def faults_text(trials: Sequence[FrozenTrial]) -> str:
+    """The games a study's trials lost by engine faults (the tuned engine's, then
+    its opponents'), by kind, and the trials that failed for them: one line."""
+    own: dict[str, int] = {}
+    other: dict[str, int] = {}
+    games = 0
+    for t in trials:
+        games += int(t.user_attrs.get(schema.GAMES, 0) or 0)
+        for key, into in (("faults", own), ("opponent_faults", other)):
+            counts = t.user_attrs.get(key)
+            for kind, n in (counts.items() if isinstance(counts, dict) else ()):
+                into[kind] = into.get(kind, 0) + int(n)
+    failed = [t.number for t in trials if t.state == TrialState.FAIL
+              and schema.FAULTED in t.user_attrs]
+    if not own and not other and not failed:
+        return f"none in {games} games"
+    parts = [f"the tuned engine lost {sum(own.values())} of {games} games by its faults"
+             + (f" ({faults_cell(own)})" if own else "")]
+    if other:
+        parts.append(f"its opponents {sum(other.values())} ({faults_cell(other)})")
+    if failed:
+        parts.append("trials failed for them (over the study's fault_share): "
+                     + ", ".join(map(str, failed)))
+    return "; ".join(parts)
+
+
+def faults_cell(counts: Any) -> str:
+    """A trial's fault counts ({kind: games}) as a table cell: ``timed out 3``."""
+    if not isinstance(counts, dict) or not counts:
+        return ""
+    return ", ".join(f"{FAULT_WORDS.get(k, k)} {n}" for k, n in counts.items())
+
+
 def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
     """One row per trial: number, state, score, interval, games and parameters;
     in a duel study also what each duel was (``duel``: ``search``, or
@@ -482,6 +522,12 @@ def trials_table(storage_url: str, study_name: str) -> pd.DataFrame:
         keep = ["number", "state", schema.POSITIONS_LOSS, schema.POSITIONS_HELD_OUT_LOSS,
                 schema.POSITIONS_AGREEMENT]
     hidden = ("elo", "elo_ci", "baseline", "sampler_seed", "start_from")
+    # games lost by engine faults (the tuned engine's, its opponent's), where any were
+    for col in ("faults", "opponent_faults", schema.FAULTED):
+        if col in df.columns:
+            if col != schema.FAULTED:
+                df[col] = df[col].map(faults_cell)
+            keep.append(col)
     params = [c for c in df.columns if c not in keep and c not in hidden]
     for col in keep:
         if col not in df.columns:
