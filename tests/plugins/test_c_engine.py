@@ -52,21 +52,23 @@ def test_tune_confirm_export(engine_dir: Path, capsys: Any) -> None:
     config = json.loads(formats["json"])
     params = config["params"]
     assert set(params) == {"own", "opp", "centre"}
-    assert config["provenance"]["confirmed"] is True
+    confirmation = config["provenance"]["confirmation"]
+    # confirmed: found better than the baseline (else written with --force: unproven)
+    assert config["provenance"]["confirmed"] is ("no_gain" not in confirmation)
+    assert ("unproven" in config["provenance"]) is ("no_gain" in confirmation)
     assert config["process"]["command"] == ["./isolation-engine"]
-    lines = [ln for ln in formats["uci"].splitlines() if not ln.startswith("#")]
-    assert lines == [f"setoption name {k} value {v!r}" for k, v in params.items()]
-    # the confirmation's evidence travels as comments: the selection always, the
-    # check's score when a candidate beat the baseline
-    assert '# provenance.confirmation.method: "two-stage"' in formats["uci"]
-    assert "# provenance.confirmation.selection.candidate_scores:" in formats["uci"]
-    if not config["provenance"]["confirmation"]["winner_is_baseline"]:
-        assert "# provenance.confirmation.score:" in formats["uci"]
+    # only lines the engine reads: the options that differ from its declared defaults
+    defaults = {"own": 1.0, "opp": -1.0, "centre": 0.0}
+    assert formats["uci"].splitlines() == [f"setoption name {k} value {v!r}"
+                                           for k, v in params.items() if v != defaults[k]]
+    # the confirmation's evidence goes beside it, in the engine file
+    sidecar = (engine_dir / "out.provenance.toml").read_text()
+    assert 'method = "two-stage"' in sidecar and "candidate_scores" in sidecar
     module = ast.parse(formats["python"])
     consts = {n.targets[0].id: ast.literal_eval(n.value) for n in module.body  # type: ignore[attr-defined]
               if isinstance(n, ast.Assign)}
     assert consts["OWN"] == params["own"] and consts["GAME"] == "isolation"
-    assert consts["PROVENANCE"]["confirmed"] is True
+    assert consts["PROVENANCE"]["confirmed"] is config["provenance"]["confirmed"]
     # the exported engine file plays, from wherever it is
     code, out, err = cli(capsys, "match", str(engine_dir / "out.toml"), "isolation:random",
                          "--pairs", "2", "--seed", "3", "--json")

@@ -138,14 +138,18 @@ class Export(Command):
                                                      "STUDY-pareto there)")
         s.add_argument("--format", default="toml", choices=("toml", "json", "python", "uci"),
                        help="toml: heurtune's engine file (default); json; python: a module "
-                            "of named constants; uci: `setoption name X value Y` lines for "
-                            "an engine that speaks the protocol. All carry the provenance")
+                            "of named constants; uci: only `setoption name X value Y` lines, "
+                            "which pipe into the engine as they are (the provenance goes "
+                            "beside them, NAME.provenance.toml). docs/guide.md#export-formats")
         s.add_argument("--pareto", action="store_true",
                        help="a multi-objective study: write every engine of its Pareto front")
         s.add_argument("--force", action="store_true",
                        help="write the winner even when its confirmation did not find it "
                             "better than the baseline (or the study is unconfirmed); the "
                             "file says so")
+        s.add_argument("--trial", type=int, default=None, metavar="N",
+                       help="write completed trial N instead of the winner (unconfirmed unless "
+                            "it is the confirmation's winner; the file says so)")
         s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
 
     def run(self, args: argparse.Namespace) -> int:
@@ -165,18 +169,27 @@ class Export(Command):
         if args.out:
             check_writable(args.out)
         dashboard = Dashboard.open(args.storage, args.artifacts)
+        if args.trial is not None and args.pareto:
+            raise HeurtuneError("--trial and --pareto do not go together")
         path, config = export_best(args.storage, args.study_name, args.out, args.format,
-                                   force=args.force)
+                                   force=args.force, trial=args.trial)
         prov = config.provenance
         dashboard.exported(args.storage, args.study_name, path,
                            f"trial {prov['trial']}" if "trial" in prov
                            else f"answer {prov['answer']}")
         if "unproven" in prov:
-            warn(f"written with --force: {prov['unproven']}")
+            warn(("written by hand" if args.trial is not None else "written with --force")
+                 + f": {prov['unproven']}")
         confirmation = prov.get("confirmation")
         if confirmation is not None and "stale" in confirmation:
             warn(f"{confirmation['stale']}; confirm again to include the newer trials")
-        print(f"wrote {path}")
+        if args.format == "uci":
+            from heurtune.engine.formats import provenance_path
+
+            print(f"wrote {path} (setoption lines only) and {provenance_path(path)} (the engine "
+                  "file with its evidence)")
+        else:
+            print(f"wrote {path}")
         return 0
 
 

@@ -2,10 +2,26 @@
 
 heurtune's own engines read the TOML engine file (:meth:`EngineConfig.save`).
 An engine that lives elsewhere reads its weights the way it already reads
-settings: a JSON object, a Python module of named constants, or the UCI
-``setoption`` lines an engine that speaks the protocol accepts on its
-standard input. Every format carries the same provenance (the study, the
-trial or answer, the games and score that support it).
+settings:
+
+``toml``
+    heurtune's engine file: game, heuristic (or ``[process]``), ``[params]``,
+    ``[search]``, ``[rules]`` and ``[provenance]``; ``heurtune match`` plays it.
+``json``
+    the same configuration as one JSON object (``provenance`` included).
+``python``
+    a module of named constants (``OWN = 1.5``; names made into valid
+    identifiers), then ``PARAMS``, ``SEARCH``, ``RULES`` and ``PROVENANCE``.
+``uci``
+    ``setoption name NAME value VALUE`` lines and nothing else, so that the file
+    pipes into an engine as it is: an engine in another process gets its fixed
+    options and the parameters that differ from its declared defaults; any
+    other configuration every parameter. The provenance, which UCI has no line
+    for, goes to a sidecar (``heurtune export`` writes it beside the ``.uci``
+    file as the TOML engine file, ``NAME.provenance.toml``).
+
+Every format but ``uci`` carries the provenance itself (the study, the trial or
+answer, the games and score that support it).
 """
 
 from __future__ import annotations
@@ -15,6 +31,7 @@ import keyword
 import pprint
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from heurtune.engine.config import EngineConfig
@@ -42,6 +59,23 @@ def _flat(prefix: str, data: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def uci_options(config: EngineConfig) -> dict[str, Any]:
+    """The options a ``.uci`` export sets: for an engine in another process, its
+    fixed options (``[process] options``) and the parameters whose value differs
+    from the engine's declared default (an engine needs no line to keep a
+    default); for any other configuration, every parameter."""
+    if config.process is None:
+        return dict(config.params)
+    defaults = config.heuristic_obj.space.defaults()
+    return {**dict(config.process.options),
+            **{k: v for k, v in config.params.items() if defaults.get(k) != v}}
+
+
+def provenance_path(path: Path) -> Path:
+    """Where a ``.uci`` export's provenance goes: ``NAME.provenance.toml`` beside it."""
+    return path.with_name(f"{path.stem}.provenance.toml")
+
+
 def constant_name(name: str) -> str:
     """A parameter's name as a Python constant (``own_start`` -> ``OWN_START``)."""
     text = re.sub(r"\W", "_", name).upper()
@@ -58,12 +92,8 @@ def render(config: EngineConfig, fmt: str, header: str = "") -> str:
     if fmt == "json":
         return json.dumps(data, indent=2, default=str) + "\n"
     if fmt == "uci":
-        lines = _comment(header)
-        lines.append(f"# {config.label}: {config.game}, {config.heuristic}")
-        lines.extend(_flat("provenance.", config.provenance))
-        lines.extend(f"setoption name {name} value {option_value(value)}"
-                     for name, value in config.params.items())
-        return "\n".join(lines) + "\n"
+        return "".join(f"setoption name {name} value {option_value(value)}\n"
+                       for name, value in uci_options(config).items())
     if fmt == "python":
         names = {name: constant_name(name) for name in config.params}
         if len(set(names.values())) != len(names):

@@ -22,9 +22,9 @@ from optuna.trial import FrozenTrial, TrialState
 
 import heurtune
 from heurtune.engine import EngineConfig
-from heurtune.engine.formats import FORMATS, SUFFIXES, render
+from heurtune.engine.formats import FORMATS, SUFFIXES, provenance_path, render
 from heurtune.errors import HeurtuneError
-from heurtune.tomlio import check_folder_writable, write_atomic
+from heurtune.tomlio import check_folder_writable, check_writable, write_atomic
 from heurtune.tuning.after.answers import default_answer
 from heurtune.tuning.study import (
     StudySetup,
@@ -97,9 +97,15 @@ def _answer_gain(study: optuna.Study, base: EngineConfig) -> dict[str, Any]:
     return out
 
 
-def best_config(storage_url: str, study_name: str) -> EngineConfig:
+CHOSEN = ("chosen by hand (export --trial): unconfirmed unless it is the confirmation's "
+          "winner; its score is the tuning match's, which is optimistic")
+
+
+def best_config(storage_url: str, study_name: str, trial_number: int | None = None
+                ) -> EngineConfig:
     """The study's confirmed winner (else its default answer: the best completed
-    trial unless the study says otherwise) as a configuration with provenance."""
+    trial unless the study says otherwise), or the trial ``trial_number``, as a
+    configuration with provenance."""
     study, setup, complete = load_tuned_study(storage_url, study_name, "export")
     if len(study.directions) > 1:
         raise HeurtuneError(f"study {study_name!r} has two objectives (score and cost): "
@@ -108,6 +114,14 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
     confirmation = Verdict.of(study.user_attrs)
     base = EngineConfig.from_dict(setup.engine, source=f"study {study_name!r}")
     label, params, trial = _winner(study, base, complete, confirmation)
+    if trial_number is not None and (trial is None or trial.number != trial_number):
+        chosen = next((t for t in complete if t.number == trial_number), None)
+        if chosen is None:
+            numbers = ", ".join(str(t.number) for t in complete[:20])
+            raise HeurtuneError(f"study {study_name!r} has no completed trial {trial_number} "
+                                f"(completed: {numbers}{', ...' if len(complete) > 20 else ''})")
+        label, params, trial, confirmation = (f"trial {trial_number}", dict(chosen.params),
+                                              chosen, None)
     states = [t.state for t in study.get_trials(deepcopy=False)]
     provenance: dict[str, Any] = {
         "study": study_name,
@@ -154,7 +168,9 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
         "heurtune_version": heurtune.__version__,
         "optuna_version": optuna.__version__,
         "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "confirmed": confirmation is not None,
+        # confirmed: a confirmation found it better than the baseline (export then
+        # writes it without --force); its block is [provenance.confirmation]
+        "confirmed": confirmation is not None and confirmation.no_gain() is None,
     })
     if confirmation is not None:
         provenance["note"] = ("the losses are on the positions that chose this trial (held-out: "
@@ -168,7 +184,8 @@ def best_config(storage_url: str, study_name: str) -> EngineConfig:
                               "[provenance.confirmation] holds its evidence")
         provenance["confirmation"] = _confirmation_block(confirmation, len(complete))
     else:
-        provenance["note"] = (UNCONFIRMED_ANSWER if trial is None
+        provenance["note"] = (CHOSEN if trial_number is not None
+                              else UNCONFIRMED_ANSWER if trial is None
                               else UNCONFIRMED_POSITIONS if "positions_loss" in provenance
                               else UNCONFIRMED)
     slug = label.split(" (")[0].replace(" ", "-")
@@ -191,7 +208,10 @@ def unproven(provenance: Mapping[str, Any], study_name: str,
             return " ".join(("heurtune confirm", study_name) + more)
         return study_command("confirm", study_name, storage_url, *more)
 
-    if not provenance.get("confirmed"):
+    if "confirmation" not in provenance:
+        if provenance.get("note") == CHOSEN:
+            return (f"trial {provenance.get('trial')} of study {study_name!r} was chosen by "
+                    "hand and is unconfirmed", f"run `{confirm()}` (fresh openings) first")
         picked = ("by its loss on the positions, without a game" if "positions_loss" in provenance
                   else "on the games that scored it")
         return (f"study {study_name!r} is unconfirmed: its winner was picked {picked}",
@@ -346,28 +366,38 @@ def default_export_path(study_name: str, fmt: str = "toml") -> Path:
 
 
 def export_best(storage_url: str, study_name: str, out: str | os.PathLike[str] | None,
-                fmt: str = "toml", force: bool = False) -> tuple[Path, EngineConfig]:
-    """Write the study's confirmed winner in format ``fmt`` (toml, json, python,
-    uci); return the path and the configuration.
+                fmt: str = "toml", force: bool = False, trial: int | None = None,
+                ) -> tuple[Path, EngineConfig]:
+    """Write the study's confirmed winner (or the trial ``trial``) in format ``fmt``
+    (toml, json, python, uci); return the path and the configuration.
 
     Only a winner that the study's confirmation found better than the baseline
     is written: an unconfirmed study, or a confirmation whose winner is the
     baseline or not better than it for sure, is an error that says what to do.
-    ``force`` writes it anyway, with the reason in its provenance."""
+    ``force`` writes it anyway, and a trial chosen by hand is written whatever
+    its evidence, each with the reason in its provenance (``unproven``). A
+    ``.uci`` file holds only ``setoption`` lines: its provenance goes beside it,
+    as the TOML engine file ``NAME.provenance.toml``."""
     if fmt not in FORMATS:
         raise HeurtuneError(f"unknown export format {fmt!r} (known: {', '.join(FORMATS)})")
-    config = best_config(storage_url, study_name)
+    config = best_config(storage_url, study_name, trial)
     found = unproven(config.provenance, study_name, storage_url)
     if found is not None:
         reason, advice = found
-        if not force:
+        if not force and trial is None:
             raise HeurtuneError(f"{reason}; nothing exported: {advice}, or write it anyway "
                                 "with --force")
         config = replace(config, provenance={**config.provenance, "unproven": reason})
     path = Path(out) if out else default_export_path(study_name, fmt)
     header = f"# heurtune engine configuration exported from study {study_name!r}.\n"
-    if fmt == "toml":
-        header += (f"# Play it: heurtune match {path} "
+    sidecar = provenance_path(path) if fmt == "uci" else None
+    if sidecar is not None:
+        check_writable(sidecar)  # both files, or neither
+    if fmt == "toml" or sidecar is not None:
+        header += (f"# Play it: heurtune match {sidecar or path} "
                    f"{config.provenance['opponent'] or 'OPPONENT'} --pairs 100\n")
+    if sidecar is not None:
+        header += f"# The engine's setoption lines: {path}\n"
+        write_config(config, sidecar, header, "toml")
     write_config(config, path, header, fmt)
     return path, config
