@@ -144,12 +144,15 @@ class List(Command):
             rows = space.describe()
             width = max([22] + [len(row["name"]) + 1 for row in rows])
             for row in rows:
-                bounds = ("one of " + ", ".join(map(str, row["choices"])) if "choices" in row
+                bounds = ("one of " + ", ".join(str(c).lower() if isinstance(c, bool) else str(c)
+                                                for c in row["choices"]) if "choices" in row
                           else f"[{row.get('low')}, {row.get('high')}]")
                 value = ""
                 if values is not None and values.get(row["name"]) != row["default"]:
                     value = f"  (this file: {values.get(row['name'])})"
-                print(f"    {row['name']:<{width}} default {row['default']!s:<6} {bounds}"
+                shown = str(row["default"]).lower() if isinstance(row["default"], bool) \
+                    else str(row["default"])
+                print(f"    {row['name']:<{width}} default {shown:<6} {bounds}"
                       f"{value}  {row['help']}".rstrip())
 
         if args.game is not None and (args.game.endswith(".toml") or "/" in args.game):
