@@ -44,8 +44,8 @@ EDGE_ANSWER = "curved"
 # to the edge").
 EDGE_MOVE_SD = 0.3
 # The slope bar of a widening ``edge_prior`` set in the study file: none (the default's
-# own bar, ``duels.AUTO_SLOPE_Z``, applies below 8 parameters); alone it kept half the
-# edge's gain and did not become a default ("A bar on the slope toward the edge").
+# own bar, ``duels.AUTO_SLOPE_Z``, applies below 8 parameters); alone, 1 sd kept about
+# half the edge's gain and did not become a default ("A bar on the slope toward the edge").
 EDGE_PRIOR_SLOPE_Z = 0.0
 
 # The radius halves (times NARROW), once, where the held-out duels measure the answer's
