@@ -98,10 +98,20 @@ class Config:
     budget: int
     options: dict[str, Any] = field(default_factory=dict)
 
+    def sampler_spec(self) -> SamplerSpec:
+        """The sampler with its options, its constants among them (set here, as research
+        code sets them: a study file may not)."""
+        return SamplerSpec.parse(self.sampler, self.options, self.name, internal=True)
+
+    def file_options(self) -> dict[str, Any]:
+        """Its options that a study file may set (the rest: :meth:`sampler_spec`)."""
+        return {k: v for k, v in self.options.items()
+                if k not in SAMPLERS[self.sampler].constants}
+
     def sampler_options(self) -> dict[str, Any]:
         """Every option of the sampler in effect, defaults included (what a result
         file records: a default changed later does not change it)."""
-        return SamplerSpec.parse(self.sampler, self.options, self.name).recorded()
+        return self.sampler_spec().recorded()
 
 
 # each optimiser at the pairs per trial it does best with (the --full table shows others)
@@ -225,7 +235,7 @@ def study_file(path: Path, case: str, cfg: Config, seed: int) -> Path:
         "study": {"name": "oracle", "game": GAME, "opponent": f"{GAME}:{case}",
                   "trials": trials, "pairs": cfg.pairs, "seed": seed, "jobs": 1},
         "engine": {"heuristic": case},
-        "sampler": {"kind": cfg.sampler, **cfg.options},
+        "sampler": {"kind": cfg.sampler, **cfg.file_options()},  # constants: run_one
     }
     write_toml(path, data)
     return path
@@ -239,6 +249,7 @@ def run_one(case: str, cfg: Config, seed: int, tmp: Path) -> Run:
     that state a gain over the baseline, that gain and the truth at every
     checkpoint where the answer is not the baseline."""
     sf = load_study_file(study_file(tmp / f"{cfg.name}-{seed}.toml", case, cfg, seed))
+    sf = replace(sf, sampler=cfg.sampler_spec())
     runner = OracleRunner(seed=seed)
     url = f"memory:{cfg.name}-{seed}-{time.monotonic_ns()}"
     marks = checkpoints(cfg.budget)

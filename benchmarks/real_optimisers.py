@@ -85,7 +85,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from multiprocessing import get_context
 from pathlib import Path
@@ -343,7 +343,7 @@ def write_study(folder: Path, setup: Setup, cfg: Config, seed: int, budget: int)
                    "search": {"algorithm": "alphabeta", "depth": setup.depth},
                    **({"rules": dict(setup.rules)} if setup.rules else {})},
         "params": params,
-        "sampler": {"kind": cfg.sampler, **cfg.options},
+        "sampler": {"kind": cfg.sampler, **cfg.file_options()},  # constants: run_one
     }
     path = folder / f"{setup.game}-{cfg.name}-{seed}.toml"
     write_toml(path, data)
@@ -359,6 +359,7 @@ def run_one(setup_name: str, sampler: str, seed: int, budgets: Sequence[int],
     t0 = time.time()
     tmp = tempfile.TemporaryDirectory()
     sf = load_study_file(write_study(Path(tmp.name), setup, cfg, seed, marks[-1]))
+    sf = replace(sf, sampler=cfg.sampler_spec())
     url = f"memory:{setup_name}-{sampler}-{seed}-{time.monotonic_ns()}"
     checkpoints: list[dict[str, Any]] = []
     state: dict[str, Any] = {"study": None, "spent": 0}

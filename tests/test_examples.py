@@ -21,7 +21,7 @@ def test_the_library_example_runs(tmp_path) -> None:
     assert ("gains: 5.0 sd apart; the held-out duels measure +259.2 Elo where the model "
             "predicts +133.0 (5.0 sd apart): the landscape is not the bowl the model fits, "
             "so read the measured gain; where the weights may lie far from good ones, a broad "
-            'search (search = "broad") or narrower duels (narrow = 0.5) may find more') in lines
+            'search (search = "broad") or narrower duels (radius = 0.5) may find more') in lines
     assert any(line.startswith("guard: -5.3 sd apart; the held-out duels measure the model's "
                                "answer at -24.7 Elo [-55.0, +5.3] where the model predicts "
                                "+101.8 (5.3 sd apart): no gain over the baseline is shown, so "

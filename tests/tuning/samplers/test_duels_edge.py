@@ -114,7 +114,7 @@ def sampler(edge_answer: str | None, **more: float) -> DuelsSampler:
     if edge_answer is not None:
         options["edge_answer"] = edge_answer
     options.update(more)
-    spec = SamplerSpec.parse("duels", options, "test")
+    spec = SamplerSpec.parse("duels", options, "test", internal=True)  # constants
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
     s.model = posterior(h1=-2.2)
     s._centre = s.model.argmax_mean(s.low, s.high, np.zeros(2))
@@ -143,7 +143,10 @@ def test_the_sampler_guards_the_move_with_edge_move_sd() -> None:
 
 
 def test_an_unknown_edge_answer_is_one_clear_error() -> None:
+    # constants now: a record (or research code) holds them, within their bounds
     with pytest.raises(HeurtuneError, match="edge_answer must be one of curved, always, off"):
-        SamplerSpec.parse("duels", {"edge_answer": "sometimes"}, "study.toml [sampler]")
-    with pytest.raises(HeurtuneError, match="edge_move_sd"):
-        SamplerSpec.parse("duels", {"edge_move_sd": -1.0}, "study.toml [sampler]")
+        SamplerSpec.from_record("duels", {"edge_answer": "sometimes"}, "the study's record")
+    with pytest.raises(HeurtuneError, match="edge_move_sd must be in"):
+        SamplerSpec.from_record("duels", {"edge_move_sd": -1.0}, "the study's record")
+    with pytest.raises(HeurtuneError, match="edge_answer is a fixed constant"):
+        SamplerSpec.parse("duels", {"edge_answer": "off"}, "study.toml [sampler]")

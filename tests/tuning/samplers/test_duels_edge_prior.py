@@ -167,11 +167,15 @@ def test_the_slope_bar_option_reaches_the_fit(monkeypatch) -> None:
         return fit_at_edges(*args, slope_z=slope_z, **kwargs)
     monkeypatch.setattr(duels_module, "fit_at_edges", spy)
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0) for i in range(2)))
+    # a constant now (0): a record (or research code) may hold another value
     for bad in (-1.0, 11.0):
-        with pytest.raises(HeurtuneError, match="edge_prior_slope_z"):
-            SamplerSpec.parse("duels", {"edge_prior_slope_z": bad}, "test")
+        with pytest.raises(HeurtuneError, match="edge_prior_slope_z must be in"):
+            SamplerSpec.from_record("duels", {"edge_prior_slope_z": bad}, "test")
+    with pytest.raises(HeurtuneError, match="edge_prior_slope_z is a fixed constant"):
+        SamplerSpec.parse("duels", {"edge_prior_slope_z": 1.0}, "test")
     for z, expected in ((0.0, None), (1.0, 1.0)):
-        spec = SamplerSpec.parse("duels", {"edge_prior": 4.0, "edge_prior_slope_z": z}, "t")
+        spec = SamplerSpec.from_record("duels", {"edge_prior": 4.0, "edge_prior_slope_z": z},
+                                       "t")
         s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
         s.update([])
         assert seen[-1] == expected
@@ -226,7 +230,7 @@ def test_the_default_widens_from_eight_parameters_on_and_waits_for_both_gates_be
                                    (4, {"edge_prior_slope_z": 2.0}, (4.0, 112, 2.0))):
         space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0)
                                       for i in range(dim)))
-        spec = SamplerSpec.parse("duels", options, "t")
+        spec = SamplerSpec.parse("duels", options, "t", internal=True)  # slope_z: a constant
         s = DuelsSampler(space, {p.name: 100.0 for p in space.params}, dict(spec.options), 0, 0)
         s.update([])
         assert seen[-1] == expected, (dim, options)
@@ -262,7 +266,7 @@ def test_a_record_of_an_older_study_means_the_former_default() -> None:
     assert spec.resuming({"z": 1.0}).options["edge_prior"] == 1.0
     set_four = SamplerSpec.parse("duels", {"edge_prior": 4.0}, "t")
     # (such a record lacks ``narrow``, ``narrow_from``, ``guard_z``, ``guard_record`` and
-    # ``reach`` too, which such studies ran without: stops 48, 49, 50, 56 and 61)
+    # ``reach`` too, which such studies ran without: their former defaults, heurtune 0.2.0)
     assert set_four.resuming({}).options == {**set_four.options, "narrow": 0.0,
                                              "narrow_from": 0.0, "guard_z": 0.0,
                                              "guard_record": 0.0, "reach": 0.0}

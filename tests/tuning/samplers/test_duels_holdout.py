@@ -25,7 +25,7 @@ from heurtune.tuning.samplers import GUARDED, DuelsSampler, SamplerSpec, is_hold
 from heurtune.tuning.samplers.duels import NEAR
 from heurtune.tuning.study import duel_of, duel_seed, load_study, open_storage
 from heurtune.tuning.studyfile import load_study_file
-from tests.tuning.samplers.test_samplers import oracle_study
+from tests.tuning.samplers.test_samplers import load_oracle_study, oracle_study
 
 
 def study_file(tmp_path: Path, case: str, seed: int, pairs: int = 16, options: str = "") -> str:
@@ -47,7 +47,7 @@ class RecordingRunner(OracleRunner):
 
 def sampler_for(study: optuna.Study, base: EngineConfig) -> DuelsSampler:
     """A fresh duels sampler of the study (as its answers build one)."""
-    spec = SamplerSpec.parse("duels", study.user_attrs["sampler"]["options"], "test")
+    spec = SamplerSpec.from_record("duels", study.user_attrs["sampler"]["options"], "test")
     return DuelsSampler(base.heuristic_obj.space, dict(base.params), dict(spec.options), 0, 0)
 
 
@@ -110,9 +110,10 @@ def test_held_out_duels_play_the_answer_against_the_baseline_and_stay_out_of_the
 
 def test_no_held_out_duel_while_the_answer_is_the_baseline_or_when_turned_off(
         oracle, tmp_path) -> None:
-    # holdout_every = 0: every trial a duel of the search, as before held-out duels
+    # holdout_every = 0 (set as research code sets a constant): every trial a duel of the
+    # search, as before held-out duels
     path = study_file(tmp_path, "skewed", 4, options="holdout_every = 0")
-    sf = load_study_file(path)
+    sf = load_oracle_study(path)
     runner = OracleRunner(seed=4)
     tune(sf, storage_url=f"memory:{path}", runner=runner, until=lambda _s: runner.games >= 3000)
     study = load_study(open_storage(f"memory:{path}"), "o")

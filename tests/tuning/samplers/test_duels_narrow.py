@@ -1,5 +1,5 @@
-"""``duels``' ``narrow`` option: the duels' radius narrowed once the held-out duels
-measure the answer's gain ``DISAGREE_Z`` sd or more above the model's."""
+"""``duels``' ``narrow`` setting (a constant): the duels' radius narrowed once the
+held-out duels measure the answer's gain ``DISAGREE_Z`` sd or more above the model's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,12 @@ from heurtune.tuning.samplers.duels import NARROW_BAR, RADIUS, DuelsSampler, is_
 from heurtune.tuning.samplers.registry import SAMPLERS, SamplerContext, SamplerSpec
 from heurtune.tuning.study import duel_of
 from heurtune.tuning.studyfile import load_study_file
-from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_oracle
+from tests.tuning.samplers.test_samplers import (
+    load_oracle_study,
+    oracle_dir,
+    oracle_study,
+    run_oracle,
+)
 
 
 def _duels(study) -> list:
@@ -33,7 +38,7 @@ def test_the_default_halves_the_radius_at_a_bar_from_3_to_5_sd_older_studies_kee
     assert SamplerSpec.from_record("duels", {"z": 1.0}, "test").options["narrow"] == 0.0
     resumed = SamplerSpec.parse("duels", {}, "file").resuming({"narrow": 0.0})
     assert resumed.options["narrow"] == 0.0
-    # one recorded with the flat bar (2026-11-27: no narrow_from; or narrow_from = 0) keeps it
+    # one recorded with the flat bar (no narrow_from in its record, or 0) keeps it
     assert SamplerSpec.from_record("duels", {"narrow": 0.5}, "t").options["narrow_from"] == 0.0
     flat = SamplerSpec.parse("duels", {}, "file").resuming(
         {**SamplerSpec.parse("duels", {}, "f").recorded(), "narrow_from": 0.0})
@@ -74,7 +79,7 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
     assert loss(case, on.params) < 5.0 and loss(case, on.params) + 5.0 < loss(case, off.params)
     # a sampler rebuilt from the stored trials (a resumed study, another worker) reads
     # the narrowed radius and where it narrowed
-    spec = SamplerSpec.parse("duels", {"narrow": 0.5}, "test")
+    spec = SamplerSpec.parse("duels", {"narrow": 0.5}, "test", internal=True)
     context = SamplerContext(space=base.heuristic_obj.space, baseline=dict(base.params))
     resumed = DuelsSampler(*DuelSampler.arguments(spec, 0, context))
     assert resumed.radius == 1.0
@@ -100,10 +105,13 @@ def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) 
 @pytest.mark.parametrize(("key", "value"), [
     ("narrow", "-0.1"), ("narrow", "1.5"), ("narrow", "\"half\""),
     ("narrow_from", "-1.0"), ("narrow_from", "101.0"), ("narrow_from", "\"low\"")])
-def test_a_narrow_option_out_of_bounds_is_refused(oracle, tmp_path: Path, key: str,
-                                                  value: str) -> None:
-    with pytest.raises(HeurtuneError, match=key):
+def test_a_narrow_setting_out_of_bounds_is_refused(oracle, tmp_path: Path, key: str,
+                                                   value: str) -> None:
+    # a constant now: a study file may not set it at all, a record only within bounds
+    with pytest.raises(HeurtuneError, match=f"{key} is a fixed constant"):
         load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"{key} = {value}"))
+    with pytest.raises(HeurtuneError, match=f"{key} must be"):
+        load_oracle_study(oracle_study(tmp_path, "far", "duels", 16, 0, f"{key} = {value}"))
 
 
 def test_the_answer_says_where_the_duels_narrowed() -> None:
@@ -122,31 +130,48 @@ def test_the_answer_says_where_the_duels_narrowed() -> None:
     assert text.startswith("the held-out duels measure +160.0 Elo") and text.endswith("; " + said)
 
 
-def test_with_narrow_off_a_measurement_above_the_model_names_it() -> None:
+def test_with_narrow_off_a_measurement_above_the_model_names_narrower_duels() -> None:
     from heurtune.tuning.views import fit_text
     above = {"is_baseline": False, "model_gain": 100.0, "model_gain_sd": 5.0,
              "measured_gain": 160.0, "measured_gain_ci": [150.0, 170.0]}
-    tip = 'a broad search (search = "broad") or narrower duels (narrow = 0.5) may find more'
+    tip = 'a broad search (search = "broad") or narrower duels (radius = 0.5) may find more'
     assert fit_text({**above, "narrow": 0.0}).endswith(tip)
-    assert fit_text(above).endswith(tip)  # a detail without the option: off
+    assert fit_text(above).endswith(tip)  # a detail without the setting: off
+    assert fit_text({**above, "narrow": 0.0, "radius": 1.0}).endswith(tip)
+    # duels that narrow already (radius = 0.5 set): not advised again
+    assert fit_text({**above, "narrow": 0.0, "radius": 0.5}).endswith(
+        'a broad search (search = "broad") may find more')
     on = fit_text({**above, "narrow": 0.5, "radius": 1.0, "narrowed_at": None})
     assert on.endswith('a broad search (search = "broad") may find more')
     below = fit_text({**above, "narrow": 0.0, "model_gain": 250.0})
     assert "narrow" not in below and "overrates" in below
 
 
-def test_a_study_resumed_with_narrow_narrows_at_a_later_held_out_slot(oracle,
-                                                                       tmp_path: Path) -> None:
-    """What the sentence advises: a ``broad`` study tuned without the option, then resumed
-    by the same file with ``narrow = 0.5``, narrows after the trials it had."""
+def test_a_study_without_narrowing_resumed_with_radius_half_duels_narrower(
+        oracle, tmp_path: Path) -> None:
+    """What the sentence advises: a ``broad`` study tuned without narrowing (as a study
+    recorded before it: ``narrow = 0``), then resumed by its file with ``radius = 0.5``,
+    duels half as wide after the trials it had, and goes on without narrowing, as it
+    began."""
     plain = oracle_study(tmp_path, "broad", "duels", 16, 0, "narrow = 0.0")
     study, base = run_oracle(plain, 4000, 0)
-    assert "narrow = 0.5" in fit_text_of(study, base)
+    assert "narrower duels (radius = 0.5)" in fit_text_of(study, base)
     had = max(t.number for t in study.trials)
-    Path(plain).write_text(Path(plain).read_text().replace("narrow = 0.0", "narrow = 0.5"))
+    # the study's record, as a study of before narrowing holds it: narrow = 0, a day's
+    # default, which a file that does not set the option goes on with
+    assert study.user_attrs["sampler"]["options"]["narrow"] == 0.0
+    Path(plain).write_text(Path(plain).read_text().replace("narrow = 0.0", "radius = 0.5"))
     study, _ = run_oracle(plain, 2000, 0)  # the same storage: resumed, 2,000 games more
     found = default_answer(study, base)
-    assert found.detail["radius"] == 0.5 and found.detail["narrowed_at"] > had
+    assert found.detail["radius"] == 0.5 and found.detail["narrow"] == 0.0
+    record = study.user_attrs["sampler"]
+    assert record["options"]["radius"] == 0.5 and record["options"]["narrow"] == 0.0
+    later = [t for t in _duels(study) if t.number > had and not is_holdout(duel_of(t))]
+    assert later
+    for t in later:  # a gradient duel spans 2 r: at most one half range now
+        duel = duel_of(t)
+        span = np.abs(np.array(duel["plus_u"]) - np.array(duel["minus_u"]))
+        assert span.max() <= 1.0 + 1e-9
 
 
 def fit_text_of(study, base) -> str:

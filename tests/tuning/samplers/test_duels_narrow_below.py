@@ -1,4 +1,4 @@
-"""``duels``' ``narrow_below`` option: the duels' radius narrowed also where the
+"""``duels``' ``narrow_below`` setting (a constant, 0): the duels' radius narrowed also where the
 held-out duels measure the answer at or below the baseline and ``narrow_below`` sd or
 more below the model's gain (the guard's test)."""
 
@@ -20,7 +20,12 @@ from heurtune.tuning.study import duel_of
 from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.views import fit_text
 from tests.helpers import ROOT
-from tests.tuning.samplers.test_samplers import oracle_dir, oracle_study, run_oracle
+from tests.tuning.samplers.test_samplers import (
+    load_oracle_study,
+    oracle_dir,
+    oracle_study,
+    run_oracle,
+)
 
 
 def test_it_is_off_by_default_and_a_record_without_it_ran_without_it() -> None:
@@ -31,8 +36,12 @@ def test_it_is_off_by_default_and_a_record_without_it_ran_without_it() -> None:
 
 @pytest.mark.parametrize("value", ["-1.0", "101.0", "\"low\""])
 def test_a_value_out_of_bounds_is_refused(oracle, tmp_path: Path, value: str) -> None:
-    with pytest.raises(HeurtuneError, match="narrow_below"):
+    # a constant now: a study file may not set it at all, a record only within bounds
+    with pytest.raises(HeurtuneError, match="narrow_below is a fixed constant"):
         load_study_file(oracle_study(tmp_path, "far", "duels", 16, 0, f"narrow_below = {value}"))
+    with pytest.raises(HeurtuneError, match="narrow_below must be"):
+        load_oracle_study(oracle_study(tmp_path, "far", "duels", 16, 0,
+                                       f"narrow_below = {value}"))
 
 
 def _sampler(below: float, narrowed_at: int | None = None) -> SimpleNamespace:

@@ -103,14 +103,17 @@ def test_on_by_default_below_eight_parameters_and_older_studies_keep_it_off() ->
     assert fresh.resuming({"z": 1.0}).options["reach"] == 0.0
     assert fresh.resuming({"reach": 0.0}).options["reach"] == 0.0
     assert fresh.resuming({"reach": 2.0}).options["reach"] == -1.0
-    assert SamplerSpec.parse("duels", {"reach": -1}, "t").options["reach"] == -1.0
+    assert SamplerSpec.parse("duels", {"reach": -1}, "t", internal=True).options["reach"] == -1.0
     assert reach_in_effect(-1.0, 4) == AUTO_REACH == 1.75
     assert reach_in_effect(-1.0, MANY_PARAMETERS - 1) == AUTO_REACH
     assert reach_in_effect(-1.0, MANY_PARAMETERS) == 0.0
     assert reach_in_effect(0.0, 4) == 0.0 and reach_in_effect(2.5, 12) == 2.5
-    assert SamplerSpec.parse("duels", {"reach": 2.0}, "t").options["reach"] == 2.0
-    with pytest.raises(HeurtuneError, match="reach"):
-        SamplerSpec.parse("duels", {"reach": -0.5}, "t")
+    # a constant now: a record (or research code) may set it, a study file may not
+    assert SamplerSpec.from_record("duels", {"reach": 2.0}, "t").options["reach"] == 2.0
+    with pytest.raises(HeurtuneError, match="reach must be -1 or in"):
+        SamplerSpec.from_record("duels", {"reach": -0.5}, "t")
+    with pytest.raises(HeurtuneError, match="reach is a fixed constant of sampler 'duels'"):
+        SamplerSpec.parse("duels", {"reach": 2.0}, "t")
 
 
 def test_a_far_study_records_the_move_and_says_it(oracle, tmp_path) -> None:
@@ -121,7 +124,8 @@ def test_a_far_study_records_the_move_and_says_it(oracle, tmp_path) -> None:
     baseline by the model's mean gain, and nothing is said."""
     study, base = run_oracle(oracle_study(tmp_path, "far", "duels", 16, 1), 8000, 1)
     trials = study.get_trials(deepcopy=False)
-    options = SamplerSpec.parse("duels", study.user_attrs["sampler"]["options"], "t").options
+    options = SamplerSpec.from_record("duels", study.user_attrs["sampler"]["options"],
+                                      "t").options
     assert options["reach"] == -1.0  # the default, recorded
     space, baseline = base.heuristic_obj.space, dict(base.params)
     on = DuelsSampler(space, baseline, dict(options), 0, 0).answer(trials)
@@ -131,7 +135,7 @@ def test_a_far_study_records_the_move_and_says_it(oracle, tmp_path) -> None:
     assert on["model_gain"] > off["model_gain"]
     case = CASES["far"]
     assert loss(case, on["params"]) < loss(case, off["params"])  # nearer the optimum here
-    assert "toward the model's maximum" in reach_text(on) and "reach = 0" in reach_text(on)
+    assert "toward the model's maximum" in reach_text(on) and reach_text(on).endswith("(reach)")
     assert reach_text(off) == "" and reach_text({**on, "is_baseline": True}) == ""
     assert reach_text({"model_gain": 1.0}) == ""  # a record of before 2026-11-29
     row = next(value for name, value in study_facts(study, None) if name.startswith("answer"))

@@ -103,7 +103,7 @@ def test_the_bar_grows_with_the_square_root_of_the_parameters() -> None:
 def sampler(**options: float) -> DuelsSampler:
     space = ParamSpace("t", tuple(FloatParam(f"x{i + 1}", 0.0, 200.0, 100.0)
                                   for i in range(2)))
-    spec = SamplerSpec.parse("duels", dict(options), "test")
+    spec = SamplerSpec.parse("duels", dict(options), "test", internal=True)  # constants
     s = DuelsSampler(space, {"x1": 100.0, "x2": 100.0}, dict(spec.options), 0, 0)
     s.model = posterior()
     s._centre = s.model.argmax_mean(s.low, s.high, np.zeros(2))
@@ -124,7 +124,10 @@ def test_the_sampler_steps_by_its_option_and_states_the_stepped_gain() -> None:
 
 
 def test_a_bad_step_sd_is_one_clear_error() -> None:
-    with pytest.raises(HeurtuneError, match="step_sd"):
-        SamplerSpec.parse("duels", {"step_sd": -0.5}, "study.toml [sampler]")
-    with pytest.raises(HeurtuneError, match="step_sd"):
-        SamplerSpec.parse("duels", {"step_sd": "far"}, "study.toml [sampler]")
+    # a constant now: a record (or research code) holds it, within its bounds
+    with pytest.raises(HeurtuneError, match="step_sd must be in"):
+        SamplerSpec.from_record("duels", {"step_sd": -0.5}, "the study's record")
+    with pytest.raises(HeurtuneError, match="step_sd must be a number"):
+        SamplerSpec.from_record("duels", {"step_sd": "far"}, "the study's record")
+    with pytest.raises(HeurtuneError, match="step_sd is a fixed constant"):
+        SamplerSpec.parse("duels", {"step_sd": 0.5}, "study.toml [sampler]")

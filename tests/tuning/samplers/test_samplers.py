@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from heurtune.engine.heuristics.oracle import CASES, loss
 from heurtune.engine.params import CategoricalParam, FloatParam, IntParam, ParamSpace
 from heurtune.errors import HeurtuneError
 from heurtune.match.oracle import OracleRunner
+from heurtune.tomlio import read_toml, write_toml
 from heurtune.tuning import tune
 from heurtune.tuning.after.answers import _top_mean, default_answer, study_answers
 from heurtune.tuning.samplers import SAMPLERS, SamplerSpec, SpsaSampler, check_space
@@ -24,7 +26,7 @@ from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, Unit
 from heurtune.tuning.study import duel_of, load_study, open_storage
 from heurtune.tuning.study.schema import CONFIRMATION as CONFIRM_ATTR
 from heurtune.tuning.study.schema import DUEL as DUEL_ATTR
-from heurtune.tuning.studyfile import load_study_file
+from heurtune.tuning.studyfile import StudyFile, load_study_file
 from tests.helpers import ISOLATION_PINS, ROOT, cli
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
@@ -122,6 +124,13 @@ def test_every_sampler_runs_a_real_study_then_confirm_and_export(
     ("", "[sampler]\nscramble = true", "missing 'kind'"),
     ('sampler = "qmc"', "[sampler]\nscramble = 1", "scramble must be true or false"),
     ('sampler = "duels"\nanswer = "luckiest"', "", "answer must be one of"),
+    # a constant of duels (an option of heurtune 0.2.0): one line names it and where it
+    # is documented
+    ('sampler = "duels"', "[sampler]\nreach = 0",
+     "[sampler]: reach is a fixed constant of sampler 'duels' now (-1.0), not an option: "
+     'remove it from the study file (docs/duels.md, "Constants", says why)'),
+    ('sampler = "duels"', "[sampler]\nradius = 0.5\nguard_z = 0\nholdout_every = 5",
+     "guard_z and holdout_every are fixed constants of sampler 'duels' now (3.0, 10)"),
 ])
 def test_bad_sampler_input_is_one_line_and_stores_nothing(
         study_lines: str, tail: str, message: str, tmp_path, capsys) -> None:
@@ -181,8 +190,26 @@ kind = "{sampler}"
     return str(path)
 
 
+def load_oracle_study(path: str | Path) -> StudyFile:
+    """The study file at ``path``, whose ``[sampler]`` table may also set the sampler's
+    constants (``duels``' ``narrow``, ``guard_z``, ...), which a study file may not: the
+    file is read without them and they are set on its sampler as research code sets them
+    (``SamplerSpec.parse(..., internal=True)``), so a test can vary them."""
+    data = read_toml(path)
+    table = dict(data.get("sampler", {}))
+    kind = table.pop("kind")
+    constants = SAMPLERS[kind].constants
+    if not set(table) & set(constants):
+        return load_study_file(path)
+    plain = Path(f"{path}.file.toml")
+    write_toml(plain, {**data, "sampler": {"kind": kind, **{k: v for k, v in table.items()
+                                                            if k not in constants}}})
+    return replace(load_study_file(plain),
+                   sampler=SamplerSpec.parse(kind, table, str(path), internal=True))
+
+
 def run_oracle(path: str, games: int, seed: int) -> tuple[optuna.Study, EngineConfig]:
-    sf = load_study_file(path)
+    sf = load_oracle_study(path)
     runner = OracleRunner(seed=seed)
     url = f"memory:{path}"
     tune(sf, storage_url=url, runner=runner, until=lambda _s: runner.games >= games)

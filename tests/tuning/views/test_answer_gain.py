@@ -6,6 +6,7 @@ the trials table."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import optuna
@@ -15,7 +16,7 @@ from optuna_dashboard import get_note
 
 from heurtune.match.oracle import OracleRunner, oracle_game
 from heurtune.tuning import tune
-from heurtune.tuning.samplers import is_holdout
+from heurtune.tuning.samplers import SamplerSpec, is_holdout
 from heurtune.tuning.study import duel_of, load_study, open_storage
 from heurtune.tuning.studyfile import load_study_file
 from heurtune.tuning.views import Dashboard, gain_text, study_facts, trials_table
@@ -38,10 +39,12 @@ seed = 2
 heuristic = "skewed"
 [sampler]
 kind = "duels"
-holdout_every = 5
 """)
     with oracle_game():
+        # every 5th trial held out (a constant, set as research code sets one)
         sf = load_study_file(path)
+        sf = replace(sf, sampler=SamplerSpec.parse("duels", {"holdout_every": 5}, str(path),
+                                                   internal=True))
         runner = OracleRunner(seed=2)
         url = f"memory:{path}"
         tune(sf, storage_url=url, runner=runner, until=lambda _s: runner.games >= 3000,

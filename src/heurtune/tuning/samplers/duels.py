@@ -11,19 +11,26 @@ the step's own gain is sure enough (:func:`step_toward`), then, below 8 paramete
 (``reach``), moved half way toward it where the data put it far from the baseline
 and the fit is not a broad search's (:func:`reach_toward`).
 
+A study file sets the priors (``elo_per_range``, ``start_elo``), the edge prior
+(``edge_prior``, ``edge_prior_after``) and the duels' ``radius``; every other setting
+is a constant (:mod:`heurtune.tuning.samplers.duels_constants`, each with why and its
+evidence), which the sampler still reads from its settings like the options: a study
+recorded with another value (heurtune 0.2.0) answers with it, and resumes with it where
+it was a default of its day (``SamplerSpec.resuming``).
+
 The model's gain of its answer is *model-based*: right where the landscape is
-quadratic, over-confident where it is not (on the simulated oracle's ``skewed``
-case, from 16,000 games on, it promises 4.0 Elo where the truth is 1.7 and at
-most 2 exist; its 95% interval holds the truth 22% of the time and its lower
-bound never: benchmarks/oracle.py). So every ``holdout_every``-th
-trial (by number) is held out: it plays the current answer against the baseline
-itself, paired on openings of its own like every duel, and the model never sees
-it. Those duels *measure* the answer's gain: the held-out duels whose answer lies
-near the current one (:data:`NEAR`) are pooled into its measured gain and 95%
-interval (:func:`measured_gain`). The model never chose anything from them, so
-that interval carries no winner's curse (there it holds the truth 93% of the
-time). It is wide: one held-out duel of 16 pairs measures Elo with a standard
-error of about 38 at 61% draws, and the pooled interval is 17 to 40 Elo wide
+quadratic, over-confident where it is not (on the simulated oracle's ``skewed`` case,
+from 16,000 games on, it promises 4.0 Elo where the truth is 1.7 and at most 2 exist;
+its 95% interval holds the truth 22% of the time and its lower bound never:
+benchmarks/oracle.py). So every ``holdout_every``-th trial (by number; every 10th,
+:data:`~heurtune.tuning.samplers.duels_constants.HOLDOUT_EVERY`) is held out: it plays
+the current answer against the baseline itself, paired on openings of its own like
+every duel, and the model never sees it. Those duels *measure* the answer's gain: the
+held-out duels whose answer lies near the current one (:data:`NEAR`) are pooled into
+its measured gain and 95% interval (:func:`measured_gain`). The model never chose
+anything from them, so that interval carries no winner's curse (there it holds the
+truth 93% of the time). It is wide: one held-out duel of 16 pairs measures Elo with a
+standard error of about 38 at 61% draws, and the pooled interval is 17 to 40 Elo wide
 over a 64,000-game study; that is what measuring a gain of a few Elo costs.
 
 Where that measurement lies ``narrow_z`` (5) sd or more above the model's gain, the
@@ -31,11 +38,11 @@ landscape is not the bowl the model fits at the duels' radius (wells narrower th
 duels, far from the baseline, which duels a radius wide smooth over): the radius then
 narrows, times ``narrow`` (0.5), once, for the rest of the study
 (:meth:`DuelsSampler.narrow`; docs/results/optimisers.md, "A higher bar for
-narrowing"). With ``narrow_from`` set, the bar starts there at the first held-out duel
-and rises by one sd at every tenfold of them, up to ``narrow_z`` (:func:`narrow_bar`;
-same page, "A bar that rises with the looks"). With ``narrow_below`` set (off by
-default), the radius narrows also on the guard's test below (same page, "Narrowing on
-the guard's signal": +1.05 Elo on a real Morris fine box, no gain on the oracle's
+narrowing"). The bar starts at ``narrow_from`` (3) at the first held-out duel and
+rises by one sd at every tenfold of them, up to ``narrow_z`` (:func:`narrow_bar`; same
+page, "A bar that rises with the looks"). With ``narrow_below`` above 0 (the constant
+is 0: off), the radius narrows also on the guard's test below (same page, "Narrowing
+on the guard's signal": +1.05 Elo on a real Morris fine box, no gain on the oracle's
 ``cliff``).
 
 Where it lies ``guard_z`` (3) sd or more *below* the model's gain and shows no gain
@@ -64,6 +71,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from heurtune.match.stats import elo, score_interval
 from heurtune.tuning.samplers._duel import DuelSampler, duel_result
+from heurtune.tuning.samplers.duels_constants import AUTO
 from heurtune.tuning.samplers.quadratic import (
     Observation,
     QuadraticModel,
@@ -112,27 +120,24 @@ MANY_PARAMETERS = 8
 AUTO_EDGE_PRIOR = 4.0
 AUTO_AFTER = 8.0
 AUTO_SLOPE_Z = 1.0
-AUTO = -1.0  # edge_prior's default: automatic (above)
 AUTO_20261127 = 0.0  # edge_prior's automatic of 2026-11-27 (above)
 
 # ``reach``: where the model's maximum lies ``reach`` times the prior's distance from the
 # baseline or farther, the answer moves REACH_MOVE of the way toward the point that keeps
 # REACH_KEEP of the highest lower bound (:func:`reach_toward`). ``reach = -1``, the
-# default since stop 61, means AUTO_REACH below MANY_PARAMETERS and off from there on: in
-# 12 parameters the model's maximum strays that far by noise alone (the oracle's
-# ``twelve`` paid +0.13 Elo at 32,000 games). Stop 60's rule kept it off by default (one
-# ``broad`` seed of 96 lost 13 Elo at 4,000 games: "How far the model's maximum lies");
-# with the scale gate below, stop 61's rule, on fresh seeds, made it the default
-# (docs/results/optimisers.md, "The scale gate"). ``reach = 0``, the default until then,
-# is what studies recorded before it resume with.
+# constant (since 2026-11-29), means AUTO_REACH below MANY_PARAMETERS and off from there
+# on: in 12 parameters the model's maximum strays that far by noise alone (the oracle's
+# ``twelve`` paid +0.13 Elo at 32,000 games). Without the scale gate below one ``broad``
+# seed of 96 lost 13 Elo at 4,000 games ("How far the model's maximum lies"); with it,
+# on fresh seeds, it became the default (docs/results/optimisers.md, "The scale gate").
+# ``reach = 0``, the default before, is what studies recorded before it resume with.
 AUTO_REACH = 1.75
 REACH_KEEP = 0.75
 REACH_MOVE = 0.5
 # ... and only where the curvature's empirical-Bayes scale (``QuadraticModel.scale``) is
 # at most REACH_MAX_SCALE: a broad search lifts it to 16 (the stand-in's ``broad``, 12 of
 # 12 seeds at 4,000 games), where the quadratic model is not yet the bowl the move
-# trusts; ``far`` keeps it at 1 to 4 (stop 61, docs/results/optimisers.md, "The scale
-# gate").
+# trusts; ``far`` keeps it at 1 to 4 (docs/results/optimisers.md, "The scale gate").
 REACH_MAX_SCALE = 4.0
 
 # the radius that tune's guard sentence and screen's lopsided weights name for a weight
@@ -402,7 +407,7 @@ def toward_edges(model: QuadraticModel, point: np.ndarray, centre: np.ndarray,
     gain over the baseline stays positive, or ``point`` itself. ``curved_only``: only
     the coordinates whose fitted curvature is at least as strong as the prior's
     (:meth:`~heurtune.tuning.samplers.quadratic.QuadraticModel.curved`). ``move_sd``
-    (the ``edge_move_sd`` option): the move made only where the model's mean gain of
+    (the ``edge_move_sd`` setting): the move made only where the model's mean gain of
     the moved point over ``point`` lies that many sd above zero, else ``point``.
 
     Why: the lower bound holds an answer back from an optimum on the box's edge
@@ -450,7 +455,7 @@ def fit_at_edges(model: QuadraticModel, low: np.ndarray, high: np.ndarray,
     once), and with ``slope_z`` only along the coordinates where the plain fit's
     slope at the baseline toward that edge lies ``slope_z`` posterior sd above zero,
     and the model refitted with it. The sampler uses ``after`` and ``slope_z`` (its
-    ``edge_prior_after`` and ``edge_prior_slope_z`` options): on the stand-in the
+    ``edge_prior_after`` option and ``edge_prior_slope_z`` setting): on the stand-in the
     other gates (``margin``, ``gain_z``, ``curved_z``) lost the whole gain at the edge,
     and are there for ``benchmarks/duels_variants.py`` (docs/results/optimisers.md,
     "Waiting for the duels" and "A bar on the slope toward the edge").
@@ -514,7 +519,7 @@ def step_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray, z:
     """The answer ``point`` stepped toward the model's maximum ``centre``: the point of
     highest mean gain on that segment whose lower bound on the gain over the baseline
     stays positive and whose mean gain over ``point`` lies ``step_sd * sqrt(d / 4)``
-    sd above zero in ``d`` parameters (the ``step_sd`` option; 0: ``point`` itself,
+    sd above zero in ``d`` parameters (the ``step_sd`` setting; 0: ``point`` itself,
     no step).
 
     Why: the point of highest lower bound trades mean gain for certainty all the
@@ -542,8 +547,8 @@ def step_toward(model: QuadraticModel, point: np.ndarray, centre: np.ndarray, z:
 
 
 def reach_in_effect(option: float, dim: int) -> float:
-    """What duels' ``reach`` option means in ``dim`` searched parameters: 0 (off) or a
-    value as it is; ``-1`` (the default) as :data:`AUTO_REACH` below
+    """What duels' ``reach`` setting means in ``dim`` searched parameters: 0 (off) or a
+    value as it is; ``-1`` (the constant) as :data:`AUTO_REACH` below
     :data:`MANY_PARAMETERS`, 0 from there on."""
     if option == AUTO:
         return AUTO_REACH if dim < MANY_PARAMETERS else 0.0
@@ -705,9 +710,9 @@ class DuelsSampler(DuelSampler):
         return plus, minus, record
 
     def narrow(self, played: np.ndarray, mean: float, sd: float, number: int) -> bool:
-        """Narrow the duels' radius (times the ``narrow`` option, once) where the
+        """Narrow the duels' radius (times the ``narrow`` setting, once) where the
         held-out duels already played near the answer ``played`` measure its gain
-        ``narrow_z`` sd (5 by default) or more above the model's (``mean``, ``sd``),
+        ``narrow_z`` sd (5, the constant) or more above the model's (``mean``, ``sd``),
         by :func:`disagreement`, the test of ``tune``'s sentence at its own bar: the
         landscape is not the bowl the model fits at this radius (a broad box's wells,
         which duels a radius wide smooth over). With ``narrow_below`` set, also where

@@ -1,5 +1,11 @@
 """Every sampler a study file can name: its options and where its factory lives.
 
+A sampler's settings are its options, every one of which a study records; a study
+file sets all but its constants (``duels``' research settings, which a record of
+heurtune 0.2.0 may hold at other values: :meth:`SamplerSpec.resuming` says which a
+resumed study goes on with), and a setting whose default has changed has its former
+defaults, by heurtune version (:class:`Former`).
+
 This module imports no Optuna (the study-file parser reads it to validate a
 ``[sampler]`` section); a sampler's factory is imported only when a study is
 built. Adding a sampler: write its factory (a module of this package, see
@@ -25,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from heurtune.engine.params import ParamSpace, Value
 from heurtune.errors import HeurtuneError
+from heurtune.tuning.samplers import duels_constants as dc
 from heurtune.tuning.samplers.quadratic import UnitBox
 
 if TYPE_CHECKING:
@@ -43,6 +50,10 @@ class Option:
     help: str = ""
     # numbers accepted outside [low, high] (a setting's "automatic" value, say)
     special: tuple[float, ...] = ()
+    # a constant of the sampler: a study file does not set it (one line refuses it), a
+    # study records it like every option, and a record's value (an older study's) and
+    # research code (``SamplerSpec.parse(..., internal=True)``) still set it
+    constant: bool = False
 
     def validate(self, name: str, value: Any, where: str) -> Any:
         if self.kind is bool:
@@ -73,6 +84,19 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Former:
+    """An option's former default under one heurtune version (:attr:`SamplerKind.former_defaults`).
+
+    ``missing``: the value a study ran with whose record lacks the option (its record
+    held only the options its file set, or the option did not exist yet); ``recorded``:
+    the values a record that holds every option may hold as a default of its day, which
+    a study resumed by a file that does not set the option goes on with."""
+
+    missing: Any
+    recorded: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class SamplerContext:
     """What a factory may need besides the options and the seed: the searched
     space, where the search starts (the baseline's weights) and the pairs the
@@ -96,13 +120,13 @@ class SamplerKind:
     ``own_stream``: it keeps one random stream for the whole study (QMC: its
     points are numbered by the study itself) instead of one per trial;
     ``requires``: an optional package, and the line that says how to install it;
-    ``former_defaults``: options whose default has changed, with the value in effect
-    for studies recorded before a study's record held every option (those recorded
-    only the options given, so a missing option there means this value);
-    ``past_defaults``: for such options, the values that were their default on some
-    day since records held every option. A study resumed by a file that does not set
-    such an option goes on with the value it began with where that was a default of
-    its day (:meth:`SamplerSpec.resuming`)."""
+    ``options``: every setting a study records, the constants among them
+    (:attr:`Option.constant`; a study file sets only the others, :attr:`file_options`);
+    ``constants_doc``: where the constants are documented, for the line that refuses one;
+    ``former_defaults``: the options whose default has changed, by the heurtune version
+    whose studies ran with the former one (:class:`Former`, the oldest version first).
+    A study resumed by a file that does not set such an option goes on with the value it
+    began with where that was a default of its day (:meth:`SamplerSpec.resuming`)."""
 
     name: str
     options: Mapping[str, Option]
@@ -112,8 +136,38 @@ class SamplerKind:
     requires: tuple[str, str] | None = None
     # it needs objective = "positions" (a deterministic loss; heurtune.tuning.positions)
     positions_only: bool = False
-    former_defaults: Mapping[str, Any] = field(default_factory=dict)
-    past_defaults: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    constants_doc: str = ""
+    former_defaults: Mapping[str, Mapping[str, Former]] = field(default_factory=dict)
+
+    @property
+    def file_options(self) -> tuple[str, ...]:
+        """The options a study file may set (the others are constants)."""
+        return tuple(name for name, opt in self.options.items() if not opt.constant)
+
+    @property
+    def constants(self) -> tuple[str, ...]:
+        """The settings a study file may not set: the sampler's constants."""
+        return tuple(name for name, opt in self.options.items() if opt.constant)
+
+    @property
+    def missing_defaults(self) -> dict[str, Any]:
+        """Per option whose default has changed: the value a study whose record lacks it
+        ran with (the oldest version's, :attr:`former_defaults`)."""
+        out: dict[str, Any] = {}
+        for by_option in self.former_defaults.values():
+            for name, former in by_option.items():
+                out.setdefault(name, former.missing)
+        return out
+
+    @property
+    def past_defaults(self) -> dict[str, tuple[Any, ...]]:
+        """Per option whose default has changed: the values a record that holds every
+        option may hold as a default of its day (every version's)."""
+        out: dict[str, tuple[Any, ...]] = {}
+        for by_option in self.former_defaults.values():
+            for name, former in by_option.items():
+                out[name] = out.get(name, ()) + former.recorded
+        return out
 
     def load_factory(self) -> Factory:
         module, _, attr = self.factory.partition(":")
@@ -125,6 +179,21 @@ class SamplerKind:
         if self.requires is not None and importlib.util.find_spec(self.requires[0]) is None:
             raise HeurtuneError(f"{where}sampler {self.name!r} {self.requires[1]}")
 
+
+# duels' former defaults, by the heurtune version whose studies ran with them: every
+# default changed so far was in effect under heurtune 0.2.0 (and its development builds)
+DUELS_FORMER_DEFAULTS: dict[str, dict[str, Former]] = {
+    "0.2.0": {
+        # 1 (off) until the first records that held every option, which hold 0 (the rule
+        # of that day: 4 from 8 parameters on, off below)
+        "edge_prior": Former(1.0, (0.0,)),
+        "narrow": Former(0.0, (0.0,)),  # never narrowed
+        "narrow_from": Former(0.0, (0.0,)),  # the flat bar, narrow_z from the first
+        "guard_z": Former(0.0, (0.0,)),  # no guard
+        "guard_record": Former(0.0, (0.0,)),  # no guard on the model's record
+        "reach": Former(0.0, (0.0,)),  # no move toward a far maximum
+    },
+}
 
 _STARTUP = Option(int, 10, 0, 10_000, help="trials sampled at random before the model")
 _OPTUNA = "heurtune.tuning.samplers.optuna_samplers"
@@ -164,98 +233,80 @@ KINDS: tuple[SamplerKind, ...] = (
         "gamma": Option(float, 0.101, 0.0, 2.0, help="classic: decay of the perturbation"),
         "A": Option(float, -1.0, -1.0, 1e12, help="classic: stability (-1: 10% of the pairs)")},
         "heurtune.tuning.samplers.spsa:make", duels=True),
+    # duels: the options a study file sets are the priors, the edge prior and the radius
+    # (docs/duels.md, "Options": when to change each); the others are constants
+    # (heurtune.tuning.samplers.duels_constants; docs/duels.md, "Constants")
     SamplerKind("duels", {
         "elo_per_range": Option(float, 2.0, 1e-3, 1e4,
                                 help="prior: Elo lost half a range from the optimum (the "
-                                     "data scale it up, 1 to 256 times)"),
-        "start_elo": Option(float, 2.0, 1e-3, 1e4, help="prior: how far below the optimum "
-                                                          "the baseline is, in Elo (the data "
-                                                          "scale it up on their own)"),
-        "edge_prior": Option(float, -1.0, 1.0, 1e4, special=(-1.0, 0.0),
-                             help="prior: the gradient's prior variance this many times "
-                                  "wider along coordinates whose fitted maximum lies at the "
-                                  "box's edge, curved (1: the prior as it is; -1: 4, below 8 "
-                                  "searched parameters only once edge_prior_after = 8 and "
-                                  "edge_prior_slope_z = 1 allow, where those are left at 0; "
-                                  "0: as on 2026-11-27, 4 from 8 parameters on, else 1)"),
+                                     "data scale it up, 1 to 256 times); change it where "
+                                     "you know the scale"),
+        "start_elo": Option(float, 2.0, 1e-3, 1e4,
+                            help="prior: how far below the optimum the baseline is, in Elo "
+                                 "(the data scale it up, 1 to 256 times); 8 where the "
+                                 "optimum may lie at the box's edge, in few parameters"),
+        "edge_prior": Option(float, dc.AUTO, 1.0, 1e4, special=(dc.AUTO, 0.0),
+                             help="prior: the gradient's prior this many times wider along "
+                                  "parameters whose fitted maximum lies at the box's edge, "
+                                  "curved (-1: 4, below 8 searched parameters once 8 duels "
+                                  "per coefficient and a slope 1 sd sure allow; 1: off; 0: "
+                                  "the rule of 2026-11-27, 4 from 8 parameters on, else 1); "
+                                  "4 with edge_prior_after = 8 where a bound the best may lie "
+                                  "beyond is a hard limit"),
         "edge_prior_after": Option(float, 0.0, 0.0, 1e4,
                                    help="prior: widened at the edge only once the model holds "
                                         "this many duels per coefficient (0: at once, or 8 "
                                         "below 8 parameters with edge_prior = -1)"),
-        "edge_prior_slope_z": Option(float, 0.0, 0.0, 10.0,
+        "edge_prior_slope_z": Option(float, dc.EDGE_PRIOR_SLOPE_Z, 0.0, 10.0, constant=True,
                                      help="prior: widened at the edge only along parameters "
-                                          "whose plain fit's slope at the baseline toward the "
-                                          "edge lies this many sd above zero (0: wherever, or "
-                                          "1 below 8 parameters with edge_prior = -1)"),
-        "z": Option(float, 1.0, 0.0, 10.0, help="answer: lower bound at mean - z sd"),
-        "step_sd": Option(float, 0.8, 0.0, 10.0,
-                          help="answer: then step toward the model's maximum, as far as the "
-                               "mean gain rises, the lower bound stays positive and the step's "
-                               "own mean gain lies this many sd above zero (in 4 parameters; "
-                               "sqrt(d / 4) times that in d); 0: no step"),
-        "reach": Option(float, -1.0, 0.0, 100.0, special=(-1.0,),
-                        help="answer: then, where the model's maximum lies this many times "
-                             "the prior's distance from the baseline or farther (and the "
-                             "model holds 8 duels per coefficient and its curvature's "
-                             "scale is at most 4), move half way toward the point of "
-                             "highest mean gain that keeps 3/4 of the highest lower bound "
-                             "(0: off; -1: 1.75 below 8 parameters, off from 8 on)"),
-        "edge_answer": Option(str, "curved", choices=("curved", "always", "off"),
-                              help="answer: where the model's maximum lies at the box's "
-                                   "edge, move toward it (curved: only where the fitted "
-                                   "curvature is at least the prior's; off: the lower "
-                                   "bound's point as it is)"),
-        "edge_move_sd": Option(float, 0.3, 0.0, 10.0,
-                               help="answer: the move toward the edge made only where the "
-                                    "model's mean gain of the move itself lies this many sd "
-                                    "above zero (0: wherever its lower bound stays positive)"),
-        "radius": Option(float, 1.0, 0.01, 2.0, help="duel points this far from the centre, "
-                                                       "in half ranges"),
-        "narrow": Option(float, 0.5, 0.0, 1.0,
-                         help="the radius times this (once) where the held-out duels measure "
-                              "the answer's gain narrow_z sd or more above the model's: the "
-                              "landscape is not the bowl the model fits at that radius "
-                              "(0: never)"),
-        "narrow_z": Option(float, 5.0, 0.0, 100.0,
-                           help="narrow: the disagreement, in sd, at which the radius narrows "
-                                "(from the first held-out duel where narrow_from is 0, else "
-                                "where the rising bar reaches it)"),
-        "narrow_from": Option(float, 3.0, 0.0, 100.0,
-                              help="narrow: the bar at the first held-out duel, in sd, rising "
-                                   "by one sd at the tenth and every tenfold after, up to "
+                                          "whose plain fit's slope toward the edge lies this "
+                                          "many sd above zero (0: wherever, or 1 below 8 "
+                                          "parameters with edge_prior = -1)"),
+        "z": Option(float, dc.Z, 0.0, 10.0, constant=True,
+                    help="answer: lower bound at mean - z sd"),
+        "step_sd": Option(float, dc.STEP_SD, 0.0, 10.0, constant=True,
+                          help="answer: the step toward the model's maximum this many sd "
+                               "sure (in 4 parameters; 0: no step)"),
+        "reach": Option(float, dc.REACH, 0.0, 100.0, special=(dc.AUTO,), constant=True,
+                        help="answer: the move toward a maximum this many times the prior's "
+                             "distance from the baseline or farther (0: off; -1: 1.75 below 8 "
+                             "parameters, off from 8 on)"),
+        "edge_answer": Option(str, dc.EDGE_ANSWER, choices=("curved", "always", "off"),
+                              constant=True, help="answer: the move toward a maximum at the "
+                                                  "box's edge"),
+        "edge_move_sd": Option(float, dc.EDGE_MOVE_SD, 0.0, 10.0, constant=True,
+                               help="answer: the move toward the edge this many sd sure "
+                                    "(0: wherever its lower bound stays positive)"),
+        "radius": Option(float, 1.0, 0.01, 2.0,
+                         help="duel points this far from the centre, in half ranges; 0.5 "
+                              "where `heurtune screen` names a weight lopsided"),
+        "narrow": Option(float, dc.NARROW, 0.0, 1.0, constant=True,
+                         help="the radius times this, once, where the held-out duels measure "
+                              "the answer narrow_z sd or more above the model (0: never)"),
+        "narrow_z": Option(float, dc.NARROW_Z, 0.0, 100.0, constant=True,
+                           help="narrow: the disagreement, in sd, at which the radius narrows"),
+        "narrow_from": Option(float, dc.NARROW_FROM, 0.0, 100.0, constant=True,
+                              help="narrow: the bar at the first held-out duel, rising to "
                                    "narrow_z (0: narrow_z from the first)"),
-        "narrow_below": Option(float, 0.0, 0.0, 100.0,
-                               help="narrow: also where the held-out duels measure the "
-                                    "answer at or below the baseline and this many sd or "
-                                    "more below the model's gain, the guard's test (a cliff "
-                                    "beside the answer that duels a radius wide span; 0: "
+        "narrow_below": Option(float, dc.NARROW_BELOW, 0.0, 100.0, constant=True,
+                               help="narrow: also on the guard's test at this many sd (0: "
                                     "never)"),
-        "guard_z": Option(float, 3.0, 0.0, 100.0,
+        "guard_z": Option(float, dc.GUARD_Z, 0.0, 100.0, constant=True,
                           help="answer: the baseline instead where the held-out duels "
-                               "measure the model's answer at or below the baseline and "
-                               "guard_z sd or more below the model's gain (0: never)"),
-        "guard_record": Option(float, 0.5, 0.0, 1.0,
-                               help="answer: where no held-out duel has measured the "
-                                    "model's answer yet, the guard's test on this share "
-                                    "of the latest held-out duels against the gains the "
-                                    "model predicted for the answers they played (0: "
+                               "measure the answer at or below it and this many sd below "
+                               "the model (0: never)"),
+        "guard_record": Option(float, dc.GUARD_RECORD, 0.0, 1.0, constant=True,
+                               help="answer: the guard's test on this share of the latest "
+                                    "held-out duels where none measured the answer (0: "
                                     "never)"),
-        "curvature_share": Option(float, 0.2, 0.0, 1.0,
-                                  help="share of coordinates duelled centre vs edge (curvature)"),
-        "holdout_every": Option(int, 10, 0, 1_000_000,
-                                help="every Nth trial plays the answer against the baseline, left "
-                                     "out of the model: the answer's measured gain (0: none)")},
+        "curvature_share": Option(float, dc.CURVATURE_SHARE, 0.0, 1.0, constant=True,
+                                  help="share of coordinates duelled centre vs edge"),
+        "holdout_every": Option(int, dc.HOLDOUT_EVERY, 0, 1_000_000, constant=True,
+                                help="every Nth trial plays the answer against the baseline, "
+                                     "left out of the model (0: none)")},
         "heurtune.tuning.samplers.duels:make", duels=True,
-        # edge_prior: 1 (off) in every number of parameters until 2026-11-27 (stop 45),
-        # whose studies were the first to record every option (0 that day); narrow: 0
-        # (off) until stop 48, and no study recorded it before that stop; narrow_from: 0
-        # (the bar narrow_z from the first held-out duel) until stop 49; guard_z: 0 (no
-        # guard) until stop 50; guard_record: 0 (no guard on the record) until stop 56;
-        # reach: 0 (no move toward a far maximum) until stop 61
-        former_defaults={"edge_prior": 1.0, "narrow": 0.0, "narrow_from": 0.0, "guard_z": 0.0,
-                         "guard_record": 0.0, "reach": 0.0},
-        past_defaults={"edge_prior": (0.0,), "narrow": (0.0,), "narrow_from": (0.0,),
-                       "guard_z": (0.0,), "guard_record": (0.0,), "reach": (0.0,)}),
+        constants_doc='docs/duels.md, "Constants"',
+        former_defaults=DUELS_FORMER_DEFAULTS),
     # objective = "positions" only: scipy's L-BFGS-B on the loss (heurtune.tuning.positions),
     # every point it evaluates a trial (enqueued: the Optuna sampler itself draws nothing)
     SamplerKind("lbfgs", {
@@ -279,14 +330,30 @@ class SamplerSpec:
     given_names: frozenset[str] = field(default=frozenset(), compare=False)
 
     @classmethod
-    def parse(cls, kind: str, options: Mapping[str, Any], where: str) -> SamplerSpec:
+    def parse(cls, kind: str, options: Mapping[str, Any], where: str,
+              internal: bool = False) -> SamplerSpec:
+        """The sampler ``kind`` with ``options`` validated and the others at their
+        defaults. ``options`` are a study file's: a constant of the sampler
+        (:attr:`Option.constant`) is refused in one line, unless ``internal`` (a study's
+        record, :meth:`from_record`; research code that varies a constant)."""
         if kind not in SAMPLERS:
             raise HeurtuneError(f"{where}: unknown sampler {kind!r} (known: {', '.join(SAMPLERS)})")
-        table = SAMPLERS[kind].options
+        sampler = SAMPLERS[kind]
+        table = sampler.options
         unknown = sorted(set(options) - set(table))
         if unknown:
             raise HeurtuneError(f"{where}: sampler {kind!r} has no option(s) {unknown} "
-                                f"(options: {', '.join(sorted(table)) or 'none'})")
+                                f"(options: {', '.join(sorted(sampler.file_options)) or 'none'})")
+        fixed = [] if internal else [name for name in sampler.constants if name in options]
+        if fixed:
+            one = len(fixed) == 1
+            names = ", ".join(fixed[:-1]) + ("" if one else " and ") + fixed[-1]
+            defaults = ", ".join(repr(table[name].default) for name in fixed)
+            what = "is a fixed constant" if one else "are fixed constants"
+            doc = f" ({sampler.constants_doc}, says why)" if sampler.constants_doc else ""
+            raise HeurtuneError(f"{where}: {names} {what} of sampler {kind!r} now ({defaults}), "
+                                f"not {'an option' if one else 'options'}: remove "
+                                f"{'it' if one else 'them'} from the study file{doc}")
         values = {name: opt.default for name, opt in table.items()}
         for name, value in options.items():
             values[name] = table[name].validate(name, value, where)
@@ -314,28 +381,32 @@ class SamplerSpec:
 
     @classmethod
     def from_record(cls, kind: str, options: Mapping[str, Any], where: str) -> SamplerSpec:
-        """The sampler a study recorded: its options, and for an option missing
-        from the record its former default where it has one (a study recorded
-        before records held every option ran with it), else its default."""
-        former = SAMPLERS[kind].former_defaults if kind in SAMPLERS else {}
-        return cls.parse(kind, {**former, **options}, where)
+        """The sampler a study recorded: its options, the sampler's constants among
+        them, and for an option missing from the record its former default where it
+        has one (:attr:`SamplerKind.missing_defaults`: a study recorded before records
+        held every option, or before the option existed, ran with it), else its
+        default."""
+        former = SAMPLERS[kind].missing_defaults if kind in SAMPLERS else {}
+        return cls.parse(kind, {**former, **options}, where, internal=True)
 
     def resuming(self, options: Mapping[str, Any]) -> SamplerSpec:
         """This study file's sampler for a study of the same kind that recorded
         ``options``: an option whose default has changed and that this file does not
         set goes on with the value the study began with where that was a default in
         its day: the former default where the record lacks the option (recorded
-        before records held every option), the record's value where it is one of the
-        option's past defaults; else this spec as it is (a value the study set and
-        this file no longer does is a change, which the study records)."""
+        before records held every option, or before the option existed), the record's
+        value where it is one of the option's past defaults; else this spec as it is
+        (a value the study set and this file no longer does, or a constant's value set
+        by a study file of heurtune 0.2.0, is a change, which the study records)."""
         kind = SAMPLERS[self.kind]
+        past = kind.past_defaults
         kept: dict[str, Any] = {}
-        for name, former in kind.former_defaults.items():
+        for name, former in kind.missing_defaults.items():
             if name in self.given_names:
                 continue
             if name not in options:
                 value = former
-            elif options[name] in kind.past_defaults.get(name, ()):
+            elif options[name] in past.get(name, ()):
                 value = kind.options[name].validate(name, options[name], "the study's record")
             else:
                 continue

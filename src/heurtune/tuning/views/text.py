@@ -107,7 +107,7 @@ def gain_text(detail: Mapping[str, Any]) -> str:
 
 def reach_text(detail: Mapping[str, Any]) -> str:
     """One sentence where ``duels`` moved its answer toward a maximum the duels put
-    far from the baseline (its ``reach`` option, the default below 8 parameters; the
+    far from the baseline (its ``reach`` setting, a constant: on below 8 parameters; the
     ``detail``'s ``reached``, recorded since 2026-11-29); empty where it did not. The
     answer then lies beyond the point of highest lower bound, so its model-based sd is
     wider: on the simulated oracle's ``far`` the move took games to 1 Elo from 10,966
@@ -115,8 +115,7 @@ def reach_text(detail: Mapping[str, Any]) -> str:
     if not detail.get("reached") or detail.get("is_baseline"):
         return ""
     return ("the answer moved toward the model's maximum, which the duels put far from "
-            "the baseline, past the point of highest lower bound (reach; reach = 0 "
-            "answers without the move)")
+            "the baseline, past the point of highest lower bound (reach)")
 
 
 def bounds_text(detail: Mapping[str, Any], searched: int | None = None) -> str:
@@ -157,11 +156,12 @@ def fit_text(detail: Mapping[str, Any]) -> str:
     (on real Morris and Isolation boxes and the oracle's ``broad`` case, where a broad
     search found more); below it: the model overrates its answer
     (docs/results/optimisers.md, "When the model's gain and the measured one
-    disagree"). Where ``duels``' radius narrowed on that test (its ``narrow`` option),
+    disagree"). Where ``duels``' radius narrowed on that test (its ``narrow`` setting),
     the sentence says from which trial, whether or not the gains still disagree; where
-    the option was off (``narrow = 0``, or a study recorded before it), a measurement
-    above the model names it beside a broad search (docs/results/optimisers.md, "A
-    higher bar for narrowing")."""
+    narrowing was off (``narrow = 0``: a study recorded before it), a measurement above
+    the model names narrower duels (the ``radius`` option at
+    :data:`~heurtune.tuning.samplers.NARROWER_RADIUS`, what narrowing does) beside a
+    broad search (docs/results/optimisers.md, "A higher bar for narrowing")."""
     narrowed = _narrowed_text(detail)
     guarded = _guarded_text(detail)
     if guarded:
@@ -172,11 +172,13 @@ def fit_text(detail: Mapping[str, Any]) -> str:
     said = (f"the held-out duels measure {detail['measured_gain'] + 0.0:+.1f} Elo where the "
             f"model predicts {detail['model_gain'] + 0.0:+.1f} ({abs(apart):.1f} sd apart)")
     if apart > 0:
+        radius = detail.get("radius")  # the duels' radius now (missing: not recorded)
+        narrower = not narrowed and not detail.get("narrow") and not (
+            isinstance(radius, (int, float)) and radius <= NARROWER_RADIUS)
         text = (f"{said}: the landscape is not the bowl the model fits, so read the measured "
                 f"gain; where the weights may lie far from good ones, a broad search "
                 f"(search = \"broad\")"
-                + (" or narrower duels (narrow = 0.5)" if not narrowed and not detail.get("narrow")
-                   else "")
+                + (f" or narrower duels (radius = {NARROWER_RADIUS:g})" if narrower else "")
                 + " may find more")
     else:
         text = f"{said}: the model overrates its answer; read the measured gain and confirm it"
@@ -184,9 +186,9 @@ def fit_text(detail: Mapping[str, Any]) -> str:
 
 
 def _guarded_text(detail: Mapping[str, Any]) -> str:
-    """Where ``duels`` withdrew its model's answer (its ``guard_z`` option: the
+    """Where ``duels`` withdrew its model's answer (its ``guard_z`` setting: the
     held-out duels measured it at or below the baseline, that many sd below the
-    model; with ``basis = "record"``, its ``guard_record`` option: none had measured
+    model; with ``basis = "record"``, its ``guard_record`` setting: none had measured
     it, and the latest held-out duels measured the answers they played so, below
     what the model predicted for them): what they measured, and what may find more (a
     broad search or narrower ranges where good values lie in a narrow band, as on
@@ -231,7 +233,7 @@ def _guarded_text(detail: Mapping[str, Any]) -> str:
 
 
 def _narrowed_text(detail: Mapping[str, Any]) -> str:
-    """Where ``duels``' radius narrowed (its ``narrow`` option, on a measurement above
+    """Where ``duels``' radius narrowed (its ``narrow`` setting, on a measurement above
     the model or, with ``narrow_below``, on the guard's test below it): from which
     trial, and to what; empty where it did not."""
     at, radius = detail.get("narrowed_at"), detail.get("radius")
