@@ -199,6 +199,58 @@ class List(Command):
                 space_rows(h.space)
             for name, data in preset_table.items():
                 print(f"  preset {game}:{name}: {data.get('description', '')}")
+                print(f"    {_preset_summary(f'{game}:{name}')}")
         for problem in registry_problems().values():
             print(f"warning: {problem}")
         return 0
+
+
+
+def _value(value: Any) -> str:
+    """A weight's or a setting's value, compactly (``2``, ``0.85``, ``true``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _preset_summary(spec: str) -> str:
+    """What a preset plays, on one line: its heuristic with the weights that differ
+    from the heuristic's defaults, its search and limits, and the rules it sets
+    apart from the game's defaults (``wall_corner, edges_need_piece=1 (the rest at
+    its defaults); alphabeta, depth 2``)."""
+    from heurtune.engine import preset
+    from heurtune.engine.config import SearchSettings
+    from heurtune.games import get_game
+
+    try:
+        cfg = preset(spec)
+    except HeurtuneError as exc:
+        return f"cannot be built: {exc}"
+    search = cfg.search
+    if search.algorithm == "random":
+        parts = ["a uniformly random legal move (no heuristic, no search)"]
+    else:
+        h = cfg.heuristic_obj
+        defaults = h.space.defaults()
+        changed = [f"{k}={_value(v)}" for k, v in cfg.params.items() if v != defaults.get(k)]
+        weights = (f"{h.name}, {' '.join(changed)} (the rest at its defaults)" if changed
+                   else f"{h.name} at its defaults")
+        limits = [search.algorithm]
+        if search.depth != SearchSettings.depth:
+            limits.append(f"depth {search.depth}")
+        if search.nodes:
+            limits.append(f"{search.nodes} nodes per move")
+        if search.time_ms:
+            limits.append(f"{_value(search.time_ms)} ms per move")
+        if search.tc:
+            limits.append(f"clock {search.tc}")
+        if search.root_ties != SearchSettings.root_ties:
+            limits.append(f"root ties {search.root_ties}")
+        parts = [weights, ", ".join(limits)]
+    game_rules = {r.name: r.default for r in get_game(cfg.game).rules}
+    rules = [f"{k}={v}" for k, v in cfg.rules.items() if v != game_rules.get(k)]
+    if rules:
+        parts.append("rules " + " ".join(rules))
+    return "; ".join(parts)
