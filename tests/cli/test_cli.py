@@ -67,7 +67,7 @@ def test_list(capsys) -> None:
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["perft", "chess", "2"], "unknown game 'chess'"),
+        (["perft", "xiangqi", "2"], "unknown game 'xiangqi'"),
         (["perft", "morris", "x"], "invalid int value"),
         (["perft", "morris", "2", "--rule", "gravity=1"], "unknown rule 'gravity'"),
         (["match", "morris:nope", "morris:seed", "--pairs", "1"], "unknown preset 'morris:nope'"),
@@ -103,7 +103,7 @@ def test_list(capsys) -> None:
         (["export", "nope", "--out", "/etc/hostname/x.toml"], "is not a directory"),
         (["trials", "nope", "--csv", "/etc/hostname/x.csv"], "is not a directory"),
         (["tune", "missing.toml"], "missing.toml: no such file"),
-        (["bench", "chess"], "unknown game 'chess'"),
+        (["bench", "xiangqi"], "unknown game 'xiangqi'"),
         (["bench", "morris", "--heuristic", "nope"], "unknown heuristic 'nope'"),
         (["frobnicate"], "invalid choice"),
     ],

@@ -78,5 +78,5 @@ def test_phased_defaults_play_exactly_like_seed() -> None:
 def test_unknown_heuristic_is_a_clear_error() -> None:
     with pytest.raises(HeurtuneError, match="unknown heuristic 'nope' for morris"):
         get_heuristic("morris", "nope")
-    with pytest.raises(HeurtuneError, match="unknown game 'chess'"):
-        get_heuristic("chess", "seed")
+    with pytest.raises(HeurtuneError, match="unknown game 'xiangqi'"):
+        get_heuristic("xiangqi", "seed")

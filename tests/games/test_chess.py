@@ -96,6 +96,8 @@ def test_uci_notation(kernel) -> None:
         kernel.parse_move(state, "e1e3")
     with pytest.raises(HeurtuneError):
         kernel.parse_move(state, "zz")
+    with pytest.raises(HeurtuneError):  # UCI's null move is no chess move
+        kernel.parse_move(state, "0000")
     chess960 = kernel.new_state({"chess960": 1}, "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w "
                                                 "KQkq - 0 1")
     texts960 = {kernel.move_to_str(m) for m in kernel.legal_moves(chess960)}

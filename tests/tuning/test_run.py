@@ -80,7 +80,7 @@ def test_shipped_study_file_is_valid() -> None:
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[pruner]\n'
          'checkpoints = [0.5, 0.2]\n', "checkpoints must be an increasing list"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[study]\n', "malformed TOML"),
-        ('[study]\ngame = "chess"\n[engine]\nheuristic = "seed"\n', "unknown game 'chess'"),
+        ('[study]\ngame = "xiangqi"\n[engine]\nheuristic = "seed"\n', "unknown game 'xiangqi'"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "x"\n', "unknown heuristic 'x'"),
         ('[study]\ngame = "morris"\ncolour = 1\n[engine]\nheuristic = "seed"\n', "unknown keys"),
         ('[study]\ngame = "morris"\n[engine]\nheuristic = "seed"\n[params]\nmills = 11.0\n',

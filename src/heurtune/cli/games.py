@@ -192,8 +192,8 @@ class List(Command):
                 continue
             kind = "plain Python" if isinstance(kernel, PythonKernel) else "numba kernel"
             print(f"{game}: {kernel.description}  [{kind}; {entry.source}]")
-            print("  rules: " + (", ".join(f"{r.name}={r.default}" for r in kernel.rules)
-                                 or "none"))
+            print("  rules: " + (", ".join(f"{r.name}={r.default} ({r.low} to {r.high})"
+                                           for r in kernel.rules) or "none"))
             for name, h in table.items():
                 print(f"  heuristic {name}: {h.description}")
                 space_rows(h.space)

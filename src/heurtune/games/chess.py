@@ -217,9 +217,12 @@ class Chess(PythonGame[chess.Board]):
 
     def parse_move(self, state: chess.Board, text: str) -> int:
         try:
-            return encode(state.parse_uci(text))
+            move = state.parse_uci(text)
         except chess.InvalidMoveError as exc:  # a subclass of ValueError
             raise ValueError(str(exc)) from None
+        if not move:  # UCI's null move, 0000: no move of chess's
+            raise ValueError(f"{text!r} is the null move")
+        return encode(move)
 
     def record_move(self, state: chess.Board, move: int) -> str:
         return state.san(decode(move))

@@ -540,7 +540,7 @@ KERNEL = GameKernel(
     module=sys.modules[__name__],
     rules=(
         RuleOption("size", DEFAULT_SIZE, "board size N (N x N points)", MIN_SIZE, MAX_SIZE),
-        RuleOption("exact_five", 0, "only exactly five in a row wins (no overlines)"),
+        RuleOption("exact_five", 0, "1: only exactly five in a row wins (no overlines)", 0, 1),
     ),
     max_moves=MAX_SIZE * MAX_SIZE,
     opening_plies=3,
