@@ -151,6 +151,24 @@ def test_match_exclude_study(capsys, study_file) -> None:
     assert code == 0 and "none of the 20 openings" in out
 
 
+def test_match_exclude_study_leaves_out_its_confirmation_too(capsys, study_file) -> None:
+    """A study file's [confirm] section plays openings of its own (the selection, the
+    check): a later match on "fresh" openings leaves those out as well."""
+    from heurtune.tuning import load_study_file
+    from heurtune.tuning.after.confirm import study_file_openings
+
+    study = study_file("c", study={"name": None, "opponent": "isolation:ab_improved",
+                                   "pairs": 20, "seed": 3}, engine={"heuristic": "improved"},
+                       confirm={"pairs": 5, "check_pairs": 7})
+    sf = load_study_file(study)
+    left_out = study_file_openings(sf)
+    assert len(left_out) == 32 and left_out[:20] == tuple(sf.match_spec().openings())
+    code = main(["match", "isolation:random", "isolation:random", "--pairs", "3",
+                 "--exclude-study", str(study)])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "none of the 32 openings" in out
+
+
 def test_random_mover_is_legal_and_seeded() -> None:
     k = get_game("isolation")
     e = Engine(preset("isolation:random"))

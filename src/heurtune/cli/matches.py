@@ -46,8 +46,8 @@ class Match(Command):
         s.add_argument("--opening-plies", type=int, default=None, help=OPENING_PLIES_HELP)
         s.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule option")
         s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
-                       help="play none of the openings that this study tunes on, nor their "
-                            "mirror images")
+                       help="play none of the openings that this study tunes on, nor those "
+                            "its [confirm] section confirms on, nor their mirror images")
         s.add_argument("--json", action="store_true", help="print one JSON object")
         s.add_argument("--games", default=None, metavar="FILE",
                        help="also write every game (moves, nodes, result) as JSON Lines")
@@ -80,12 +80,13 @@ class Match(Command):
         exclude: tuple[tuple[int, ...], ...] = ()
         if args.exclude_study:
             from heurtune.tuning import load_study_file
+            from heurtune.tuning.after.confirm import study_file_openings
 
             sf = load_study_file(args.exclude_study)
             if sf.base.game != first.game:
                 raise HeurtuneError(f"{args.exclude_study} tunes {sf.base.game}, "
                                     f"not {first.game}")
-            exclude = tuple(sf.match_spec().openings())
+            exclude = study_file_openings(sf)
         plan = prepare_match(first, second, pairs=pairs, sprt=sprt, max_pairs=args.max_pairs,
                              seed=args.seed, opening_plies=args.opening_plies,
                              rules=rule_options, exclude=exclude,

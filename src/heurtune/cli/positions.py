@@ -85,8 +85,9 @@ class Positions(Command):
             exclude: tuple[tuple[int, ...], ...] = ()
             if args.exclude_study:
                 from heurtune.tuning import load_study_file
+                from heurtune.tuning.after.confirm import study_file_openings
 
-                exclude = tuple(load_study_file(args.exclude_study).match_spec().openings())
+                exclude = study_file_openings(load_study_file(args.exclude_study))
             plan = prepare_match(engine, opponent, pairs=args.games // 2, seed=args.seed,
                                  opening_plies=args.opening_plies, rules=rules(args.rule),
                                  exclude=exclude, excluded_from=args.exclude_study or "")

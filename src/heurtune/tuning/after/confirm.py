@@ -61,7 +61,7 @@ from heurtune.tuning.study import (
     study_command,
     trial_score,
 )
-from heurtune.tuning.studyfile import ConfirmOptions
+from heurtune.tuning.studyfile import ConfirmOptions, StudyFile
 
 
 def needs_confirmation(study: optuna.Study) -> bool:
@@ -121,6 +121,29 @@ def tuning_spec(setup: StudySetup, base: EngineConfig, opponent: EngineConfig,
     return MatchSpec(base, opponent, setup.pairs, setup.seed, setup.opening_plies,
                      by_symmetry=setup.by_symmetry, every_class=setup.every_class,
                      book=book, adjudication=adjudication)
+
+
+def study_file_openings(sf: StudyFile) -> tuple[tuple[int, ...], ...]:
+    """The openings a study file's study plays: its tuning's, and where it has a
+    ``[confirm]`` section its confirmation's selection and check (as
+    :func:`confirm_study` draws them), so that a later match can leave them all
+    out. A duel sampler's trials draw more of their own, which only its storage
+    knows; those are not among them."""
+    tuning = sf.match_spec()
+    openings = tuple(tuning.openings())
+    options = sf.confirm
+    if options is None or sf.positions is not None:
+        return openings
+    seed = options.seed if options.seed is not None else (sf.seed + 1) % (SEED_MAX + 1)
+    plies = options.opening_plies if options.opening_plies is not None else tuning.plies
+    fresh = MatchSpec(sf.base, sf.opponent, options.pairs, seed, plies, openings,
+                      book=sf.book, adjudication=sf.adjudication)
+    seen = openings + tuple(fresh.openings())
+    if options.check:
+        check = replace(fresh, pairs=options.check, seed=(seed + 1) % (SEED_MAX + 1),
+                        exclude=seen)
+        seen += tuple(check.openings())
+    return seen
 
 
 def study_book(study: optuna.Study, setup: StudySetup, base: EngineConfig,
