@@ -855,7 +855,10 @@ class ProcessPlayer:
         stopped = False
         try:
             proc.send(position, " ".join(go))
-            reached, searched, score = 0, 0, None
+            # the info lines that matter are the last ones: read when the move comes
+            # (an engine sends dozens a move; parsing each would cost more than the
+            # rest of the referee's work)
+            scored, counted = "", ""
             while True:
                 try:
                     line = proc.read_line(deadline)
@@ -868,16 +871,21 @@ class ProcessPlayer:
                     proc.send("stop")
                     deadline = time.monotonic() + min(STOP_GRACE_MS, self.spec.timeout_ms) / 1000
                     continue
+                if line.startswith("info"):
+                    if " score " in line:
+                        scored = line
+                    if " nodes " in line or " depth " in line:
+                        counted = line
+                    continue
                 words = line.split()
                 if not words:
-                    continue
-                if words[0] == "info":
-                    reached, searched, score = _info(words, reached, searched, score)
                     continue
                 if words[0] == "bestmove" and len(words) >= 2:
                     move = words[1]
                     break
                 raise EngineFault(f"{self.label} sent garbage: {line.strip()[:80]!r}", "garbage")
+            reached, searched, score = _info(scored.split(), 0, 0, None)
+            reached, searched, _ = _info(counted.split(), reached, searched, None)
         except TimeoutError:
             self._drop()
             raise self._late(limits, allowed, answered=False) from None
