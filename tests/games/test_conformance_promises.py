@@ -83,8 +83,8 @@ def test_a_reversed_result_sign_is_named() -> None:
         "result() must be from the side to move's view: after X's winning move c1, the side "
         "to move (O) has lost, so result() must return LOSS, got WIN (every one of the ")
     assert error.sentence.endswith(
-        "moves seen to end a game at once left the side then to move a WIN; a game whose "
-        "mover loses by ending it skips this promise)")
+        "moves seen to end a game at once left the side then to move a WIN; a misère game, "
+        "whose mover loses by ending it, skips this promise: skip=('result-sign',))")
     assert (error.game_number, error.ply) == (0, 5)
 
 
@@ -138,8 +138,8 @@ def test_a_failing_search_is_named_with_its_cause() -> None:
     assert error.promise == "search-runs" and error.ply == 0
     assert error.sentence == (
         "a search by ttt_badheuristic:lines raised ZeroDivisionError: float division by zero "
-        "(the traceback above): every heuristic must evaluate, and the game play and take "
-        "back, every position a search reaches")
+        "(the traceback above): every heuristic must evaluate every position a search "
+        "reaches, and the game must play and take back every move there")
     assert isinstance(error.__cause__, ZeroDivisionError)
 
 

@@ -459,8 +459,7 @@ class _Checker:
 
     def replayed(self, state: Any) -> Any:
         """The position of ``state`` played again from the start (a plain-Python game)."""
-        assert self.resolved is not None
-        again = self.kernel.new_state(self.resolved)
+        again = self.kernel.new_state(self.resolved or {})
         for m in state.moves:
             self.kernel.make_move(again, m)
         return again
@@ -535,9 +534,8 @@ class _Checker:
             if result == LOSS:
                 self.losses += 1
             else:
-                assert self.game_number is not None and self.ply is not None
-                self.wins.append(_Ending(dict(rules), self.game_number, self.ply, mover, m,
-                                         result))
+                self.wins.append(_Ending(dict(rules), self.game_number or 0, self.ply or 0,
+                                         mover, m, result))
 
     def result_sign(self) -> None:
         if len(self.wins) < 3 or self.losses:
@@ -550,7 +548,8 @@ class _Checker:
                   f"move {self.notation(first.move)}, the side to move ({other}) has lost, so "
                   "result() must return LOSS, got WIN (every one of the "
                   f"{len(self.wins)} moves seen to end a game at once left the side then to "
-                  "move a WIN; a game whose mover loses by ending it skips this promise)")
+                  "move a WIN; a misère game, whose mover loses by ending it, skips this "
+                  "promise: skip=('result-sign',))")
 
     # -- another process ------------------------------------------------------------
     def fresh_process(self, lines: list[_Line]) -> None:
@@ -664,8 +663,9 @@ def _search(checker: _Checker, engines: Sequence[Engine], state: Any, legal: lis
         except Exception as exc:
             checker.fail("search-runs",
                          f"a search by {label} raised {type(exc).__name__}: {exc} (the "
-                         "traceback above): every heuristic must evaluate, and the game play "
-                         "and take back, every position a search reaches", cause=exc)
+                         "traceback above): every heuristic must evaluate every position a "
+                         "search reaches, and the game must play and take back every move "
+                         "there", cause=exc)
             continue
         checker.restored(state, before, f"a search by {label}", searcher=label)
         if found.move not in legal:
