@@ -212,6 +212,36 @@ class HistoryKey(TicTacToe):
         return tuple(state.trail)
 
 
+class CountedBoard(Board):
+    """A board that counts the moves ever played on it (``__eq__`` ignores it)."""
+
+    def __init__(self, cells: list[int] | None = None, ply: int = 0, played: int = 0) -> None:
+        super().__init__(cells, ply)
+        self.played = played
+
+
+class CountingKey(TicTacToe):
+    """Keys a position with a count that undo does not take back."""
+
+    name = "ttt_countingkey"
+
+    def new_state(self, rules: Mapping[str, int]) -> CountedBoard:
+        return CountedBoard()
+
+    def play(self, state: Board, move: int) -> None:
+        super().play(state, move)
+        assert isinstance(state, CountedBoard)
+        state.played += 1
+
+    def copy(self, state: Board) -> CountedBoard:
+        assert isinstance(state, CountedBoard)
+        return CountedBoard(list(state.cells), state.ply, state.played)
+
+    def key(self, state: Board) -> tuple[int, int]:
+        assert isinstance(state, CountedBoard)
+        return super().key(state), state.played
+
+
 def evaluate_lines(state: Board, player: int, params: Mapping[str, Any]) -> float:
     """Open lines of ``player`` minus the opponent's, weighted."""
     own, opp = 1 + player, 2 - player
@@ -261,6 +291,7 @@ TTT_SHAREDCOPY = Plugin(SharedCopy())
 TTT_ONENAME = Plugin(OneName())
 TTT_IDKEY = Plugin(IdKey())
 TTT_HISTORYKEY = Plugin(HistoryKey())
+TTT_COUNTINGKEY = Plugin(CountingKey())
 TTT_BADHEURISTIC = Plugin(BadHeuristic(), (PythonHeuristic(
     "lines", HEURISTICS[0].space, evaluate_badly, "divides by zero"),))
 

@@ -124,6 +124,14 @@ def test_a_key_of_the_object_is_named() -> None:
                         + re.escape(KEY), error.sentence), error.sentence
 
 
+def test_a_key_that_undo_does_not_restore_is_named() -> None:
+    error = broken("ttt_countingkey")
+    assert error.promise == "key-equal-positions" and error.ply == 0
+    assert re.fullmatch(r"key\(\) differs for one position before and after playing and taking "
+                        r"back a1, which the state's __eq__ calls equal \(\d+ then \d+\): "
+                        + re.escape(KEY), error.sentence), error.sentence
+
+
 def test_a_key_of_the_move_order_is_named() -> None:
     error = broken("ttt_historykey")
     assert error.promise == "key-equal-positions" and error.ply == 3
