@@ -222,14 +222,26 @@ def test_a_study_needs_enough_openings_in_its_book(tmp_path: Path, capsys) -> No
     assert not (tmp_path / "s.db").exists()  # refused before the storage was touched
 
 
-def test_books_for_other_games_are_lines_of_moves(tmp_path: Path) -> None:
+def test_books_for_other_games_are_lines_of_moves(tmp_path: Path, capsys) -> None:
     path = tmp_path / "iso.txt"
     path.write_text("# two Isolation openings\nd4 c2\na1 g7\n")
     book = load_book(path, "isolation")
     assert [len(op) for op in book.openings] == [2, 2]
+    code, out, err = cli(capsys, "positions", "isolation:ab_improved", "--games", "4",
+                         "--openings", str(path), "--out", str(tmp_path / "p.npz"))
+    assert code == 0, err
+    assert f"from {path}" in out and "positions of 4 games" in out
     path.write_text("d4 d4\n")
     with pytest.raises(HeurtuneError, match="iso.txt line 1: move 2 'd4' is illegal there"):
         load_book(path, "isolation")
+
+
+def test_position_files_need_books_from_the_start(tmp_path: Path, capsys) -> None:
+    epd = tmp_path / "book.epd"
+    epd.write_text(EPD)
+    code, out, err = cli(capsys, "positions", "chess:random", "--games", "2", "--openings",
+                         str(epd), "--out", str(tmp_path / "p.npz"))
+    assert code == 2 and out == "" and "start from other positions" in err
 
 
 # -- PGN records ---------------------------------------------------------------------

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import time
 
-from heurtune.cli._common import OPENING_PLIES_HELP, Command, jobs_value, progress, rules
+from heurtune.cli._common import (
+    OPENING_PLIES_HELP,
+    Command,
+    jobs_value,
+    openings_option,
+    progress,
+    rules,
+)
 from heurtune.errors import HeurtuneError
 
 
@@ -40,6 +47,7 @@ class Positions(Command):
         s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
                        help="play none of the openings that this study tunes on")
         s.add_argument("--out", required=True, metavar="FILE.npz", help="the position file")
+        openings_option(s, "the games")
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.engine import resolve_engine
@@ -61,9 +69,9 @@ class Positions(Command):
         t0 = time.perf_counter()
         provenance: dict[str, object] = {"engine": engine.label}
         if args.records is not None:
-            if args.opponent or args.rule or args.exclude_study:
+            if args.opponent or args.rule or args.exclude_study or args.openings:
                 raise HeurtuneError("--from takes the recorded games as they are: no "
-                                    "--opponent, --rule or --exclude-study")
+                                    "--opponent, --rule, --exclude-study or --openings")
             records = read_records(args.records)
             game, rule_values, lines = lines_from_records(records, args.records)
             if game != engine.game:
@@ -88,9 +96,19 @@ class Positions(Command):
                 from heurtune.tuning.after.confirm import study_file_openings
 
                 exclude = study_file_openings(load_study_file(args.exclude_study))
+            book = None
+            if args.openings:
+                from heurtune.match.books import load_book
+
+                book = load_book(args.openings, engine.game, engine.rules)
+                if any(op.start for op in book.openings):
+                    raise HeurtuneError(f"opening book {args.openings}: a position file holds "
+                                        "games as moves from the game's start, and this "
+                                        "book's openings start from other positions")
             plan = prepare_match(engine, opponent, pairs=args.games // 2, seed=args.seed,
                                  opening_plies=args.opening_plies, rules=rules(args.rule),
-                                 exclude=exclude, excluded_from=args.exclude_study or "")
+                                 exclude=exclude, excluded_from=args.exclude_study or "",
+                                 openings=book)
             print(plan.header(), flush=True)
             bar = progress(plan.count, "pairs")
             outcome = play_match(plan, jobs=args.jobs, keep_games=True,
