@@ -306,3 +306,31 @@ def test_quick_studies_exist_for_every_builtin_game() -> None:
 
     quick = {p.stem for p in (ROOT / "studies" / "quick").glob("*.toml")}
     assert set(builtin_games()) <= quick
+
+
+# -- empty paths ---------------------------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["export", "iso", "--force", "--out", ""],
+    ["export", "iso", "--force", "--out", " "],
+    ["export", "iso", "--force", "--artifacts", ""],
+    ["report", "iso", "--out", ""],
+    ["calibrate", "STUDY", "--out", ""],
+    ["tune", "STUDY", "--pgn", ""],
+    ["confirm", "iso", "--pgn", ""],
+    ["match", "morris:seed", "morris:seed", "--pairs", "1", "--games", ""],
+    ["match", "morris:seed", "morris:seed", "--pairs", "1", "--pgn", ""],
+    ["book", "isolation:ab_improved", "--out", ""],
+])
+def test_an_empty_path_is_refused_not_read_as_the_default(small_study, tmp_path, capsys,
+                                                          monkeypatch, argv) -> None:
+    monkeypatch.chdir(tmp_path)  # where a default path would be written
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY)
+    argv = ["iso.toml" if a == "STUDY" else a for a in argv]
+    storage = ["--storage", small_study.storage] if argv[0] in ("export", "report", "confirm",
+                                                                "tune") else []
+    before = digest(small_study.db)
+    code, out, err = cli(capsys, *argv, *storage)
+    option = next(a for a in reversed(argv) if a.startswith("--"))
+    _one_line_error(code, err, f"argument {option}: an empty path names no file or folder")
+    assert out == "" and digest(small_study.db) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iso.toml"]
