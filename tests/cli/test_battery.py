@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 
@@ -308,6 +309,217 @@ def test_quick_studies_exist_for_every_builtin_game() -> None:
     assert set(builtin_games()) <= quick
 
 
+# -- position files: every move checked where it stands ------------------------
+@pytest.fixture(scope="module")
+def position_sets(tmp_path_factory: pytest.TempPathFactory):
+    """An Isolation position set without quiet lines and one with them, saved."""
+    from heurtune.engine import resolve_engine
+    from heurtune.match.positions import QuietSearch, sample_positions
+    from tests.match.test_positions import random_lines
+
+    folder = tmp_path_factory.mktemp("position-files")
+    plain = sample_positions("isolation", {}, random_lines("isolation", 6, 11), seed=2)
+    quiet = sample_positions("isolation", {}, random_lines("isolation", 3, 12), seed=2,
+                             per_game=4,
+                             quiet=QuietSearch(resolve_engine("isolation:ab_improved"), 3))
+    assert quiet.extra.size > 0
+    plain.save(folder / "plain.npz")
+    quiet.save(folder / "quiet.npz")
+    return folder, plain, quiet
+
+
+def _damaged(s, path: Path, array: str, index: int, value: int) -> Path:
+    import dataclasses
+
+    changed = getattr(s, array).copy()
+    changed[index] = value
+    dataclasses.replace(s, **{array: changed}).save(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["out of range", "negative", "illegal"])
+def test_a_position_file_with_a_move_the_game_forbids_is_refused(position_sets, tmp_path,
+                                                                kind) -> None:
+    from heurtune.errors import HeurtuneError
+    from heurtune.match.positions import load_positions
+
+    _folder, s, _q = position_sets
+    g, ply = 1, 4  # the fifth move of the second game
+    at = int(s.game_start[g]) + ply
+    value = {"out of range": 10**6, "negative": -1,
+             "illegal": int(s.moves[at - 2])}[kind]  # a square a piece has left: blocked
+    path = _damaged(s, tmp_path / "bad.npz", "moves", at, value)
+    with pytest.raises(HeurtuneError) as info:
+        load_positions(path, "isolation")
+    assert str(info.value) == (f"{path}: isolation game 1, ply 5: move {value} is not a legal "
+                               "isolation move there (a damaged or edited position file)")
+
+
+def test_a_quiet_line_with_a_move_the_game_forbids_is_refused(position_sets, tmp_path) -> None:
+    from heurtune.errors import HeurtuneError
+    from heurtune.match.positions import load_positions
+
+    _folder, _s, q = position_sets
+    i = int(np.flatnonzero(np.diff(q.extra_start) > 1)[0])  # a line of two moves or more
+    path = _damaged(q, tmp_path / "bad.npz", "extra", int(q.extra_start[i]) + 1, 10**6)
+    with pytest.raises(HeurtuneError) as info:
+        load_positions(path)
+    assert str(info.value) == (
+        f"{path}: isolation game {q.pos_game[i]}, position after ply {q.pos_ply[i]}: move 2 "
+        f"of its quiet line, {10**6}, is not a legal isolation move there (a damaged or "
+        "edited position file)")
+
+
+def test_tune_refuses_a_damaged_position_file_before_any_trial(position_sets, study_file,
+                                                               tmp_path, capsys) -> None:
+    folder, s, _q = position_sets
+    path = _damaged(s, tmp_path / "bad.npz", "moves", int(s.game_start[2]) + 3, 10**6)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    for file, fine in [(folder / "plain.npz", True), (path, False)]:
+        sf = study_file("p" if fine else "q",
+                        study={"opponent": "isolation:ab_improved", "objective": "positions",
+                               "positions": str(file), "trials": 2, "sampler": "random"},
+                        search={"algorithm": "alphabeta", "nodes": 300})
+        code, _out, err = cli(capsys, "tune", str(sf), "--storage", url)
+        if fine:
+            assert code == 0, err
+            before = digest(tmp_path / "s.db")
+        else:
+            _one_line_error(code, err, f"{path}: isolation game 2, ply 4: move 1000000 is "
+                                       "not a legal isolation move there")
+            assert digest(tmp_path / "s.db") == before
+
+
+def test_positions_from_records_refuses_a_move_after_the_end(tmp_path, capsys) -> None:
+    import json
+
+    records = tmp_path / "g.jsonl"
+    code, _o, err = cli(capsys, "match", "gomoku:random", "gomoku:random", "--pairs", "1",
+                        "--games", str(records))
+    assert code == 0, err
+    games = [json.loads(line) for line in records.read_text().splitlines()]
+    played = set(games[0]["opening"]) | set(games[0]["moves"])
+    free = next(f"{c}{r}" for c in "abcdefghijklmno" for r in range(1, 16)
+                if f"{c}{r}" not in played)
+    games[0]["moves"].append(free)  # a legal point, after five in a row
+    games[0]["nodes"].append(0)
+    records.write_text("".join(json.dumps(g) + "\n" for g in games))
+    out = tmp_path / "p.npz"
+    code, _o, err = cli(capsys, "positions", "gomoku:random", "--from", str(records),
+                        "--out", str(out))
+    plies = len(games[0]["opening"]) + len(games[0]["moves"])
+    _one_line_error(code, err, f"{records} game 0: ply {plies} '{free}' comes after the end "
+                               "of the game (")
+    assert not out.exists()
+
+
+def test_positions_refuses_games_that_start_elsewhere(tmp_path, capsys) -> None:
+    out = tmp_path / "p.npz"
+    code, stdout, err = cli(capsys, "positions", "chess:random", "--games", "2", "--rule",
+                            "chess960=1", "--out", str(out))
+    _one_line_error(code, err, "these rules start games elsewhere than chess's own start")
+    assert stdout == "" and not out.exists()
+
+
+# -- quiet lines: a bounded depth, a search that Ctrl-C stops --------------------
+@pytest.mark.parametrize("argv,message", [
+    (["--quiet", "--quiet-depth", "1000"], "--quiet-depth must be in [1, 8]"),
+    (["--quiet", "--quiet-depth", "9"], "--quiet-depth must be in [1, 8]"),
+    (["--quiet", "--quiet-depth", "0"], "--quiet-depth must be in [1, 8]"),
+    (["--quiet-depth", "3"], "--quiet-depth goes with --quiet"),
+])
+def test_a_quiet_depth_beyond_reason_is_refused_before_any_game(tmp_path, capsys, argv,
+                                                                message) -> None:
+    out = tmp_path / "p.npz"
+    code, stdout, err = cli(capsys, "positions", "isolation:ab_improved", "--games", "2",
+                            *argv, "--out", str(out))
+    _one_line_error(code, err, message)
+    assert stdout == "" and not out.exists()
+
+
+class _Watched:
+    """A ``heurtune`` subprocess whose output lines are read as they come."""
+
+    def __init__(self, argv: list[str], cwd: Path, **popen: object) -> None:
+        import queue
+        import threading
+
+        self.proc = subprocess.Popen([*HEURTUNE, *argv], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, cwd=cwd,
+                                     **popen)  # type: ignore[call-overload]
+        self.lines: queue.Queue[tuple[str, str]] = queue.Queue()
+        self.seen: dict[str, list[str]] = {"out": [], "err": []}
+        for name, stream in (("out", self.proc.stdout), ("err", self.proc.stderr)):
+            threading.Thread(target=self._read, args=(name, stream), daemon=True).start()
+
+    def _read(self, name: str, stream) -> None:
+        for line in stream:
+            self.lines.put((name, line))
+        self.lines.put((name, ""))
+
+    def wait_for(self, name: str, text: str, seconds: float = 300) -> None:
+        """Until a line holding ``text`` comes on ``name`` (out or err)."""
+        import queue
+
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                which, line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self.seen[which].append(line)
+            if which == name and text in line:
+                return
+            assert line or self.proc.poll() is None, self.seen
+        raise AssertionError(f"no {text!r} within {seconds} s: {self.seen}")
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def wait_busy(self, seconds: float, within: float = 120) -> None:
+        """Until the process has computed ``seconds`` of CPU time more than now."""
+        start = self.cpu_seconds()
+        deadline = time.monotonic() + within
+        while self.cpu_seconds() < start + seconds:
+            assert self.proc.poll() is None and time.monotonic() < deadline, self.seen
+            time.sleep(0.05)
+
+    def finish(self, seconds: float = 60) -> tuple[int, str, str]:
+        try:
+            self.proc.wait(timeout=seconds)
+        finally:
+            self.proc.kill()
+        rest = []
+        while not self.lines.empty():
+            rest.append(self.lines.get())
+        for which, line in rest:
+            self.seen[which].append(line)
+        return self.proc.returncode, "".join(self.seen["out"]), "".join(self.seen["err"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads CPU time in /proc")
+@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "terminated")])
+def test_a_deep_quiet_search_stops_on_a_signal(tmp_path, capsys, sig, code, word) -> None:
+    """Gomoku's full-width search 6 plies deep takes minutes a position: the
+    signal must not wait for it."""
+    records = tmp_path / "g.jsonl"
+    assert cli(capsys, "match", "gomoku:random", "gomoku:random", "--pairs", "1",
+               "--games", str(records))[0] == 0
+    run = _Watched(["positions", "gomoku:ab", "--from", str(records), "--quiet",
+                    "--quiet-depth", "6", "--out", "p.npz"], tmp_path)
+    run.wait_for("out", "each through a 6-ply quiet line")
+    run.wait_busy(1.0)  # searching
+    sent = time.monotonic()
+    run.proc.send_signal(sig)
+    got, _out, err = run.finish()
+    took = time.monotonic() - sent
+    assert got == code and err.strip().endswith(word), err
+    assert "Traceback" not in err and took < 2.5, f"{took:.1f} s after the signal"
+    assert not (tmp_path / "p.npz").exists()
+
+
 # -- empty paths ---------------------------------------------------------------
 @pytest.mark.parametrize("argv", [
     ["export", "iso", "--force", "--out", ""],
@@ -320,6 +532,7 @@ def test_quick_studies_exist_for_every_builtin_game() -> None:
     ["match", "morris:seed", "morris:seed", "--pairs", "1", "--games", ""],
     ["match", "morris:seed", "morris:seed", "--pairs", "1", "--pgn", ""],
     ["book", "isolation:ab_improved", "--out", ""],
+    ["positions", "isolation:ab_improved", "--games", "2", "--out", ""],
 ])
 def test_an_empty_path_is_refused_not_read_as_the_default(small_study, tmp_path, capsys,
                                                           monkeypatch, argv) -> None:
