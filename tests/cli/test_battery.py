@@ -547,3 +547,78 @@ def test_an_empty_path_is_refused_not_read_as_the_default(small_study, tmp_path,
     _one_line_error(code, err, f"argument {option}: an empty path names no file or folder")
     assert out == "" and digest(small_study.db) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["iso.toml"]
+
+
+# -- Ctrl-C while the match workers start ----------------------------------------
+def _spawned_workers(driver: int) -> list[int]:
+    """The match worker processes of ``driver`` (not multiprocessing's resource
+    tracker, which blocks the signal itself)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == driver and b"spawn_main" in command and b"resource_tracker" not in command:
+            found.append(int(entry.name))
+    return found
+
+
+def _importing(pid: int) -> bool:
+    """Whether a worker has got as far as numpy's compiled core (imported by
+    heurtune's modules, long before the worker's initializer runs)."""
+    try:
+        return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("moment", ["spawned", "importing"])
+def test_ctrl_c_while_match_workers_start_is_one_line(tmp_path, moment) -> None:
+    """Ctrl-C at a terminal signals the whole foreground process group: the
+    workers too, here just started or still importing heurtune (before their
+    initializer ignores it), which printed a KeyboardInterrupt traceback each."""
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY.replace("jobs = 1", "jobs = 3"))
+    run = _Watched(["tune", "iso.toml", "--storage", "sqlite:///h.db"], tmp_path,
+                   start_new_session=True)  # a group of its own, as a shell's job
+    deadline = time.monotonic() + 300  # the driver compiles (or loads) the search first
+    while not (started := _spawned_workers(run.proc.pid)) or (
+            moment == "importing" and not any(_importing(pid) for pid in started)):
+        assert run.proc.poll() is None and time.monotonic() < deadline, run.finish()
+        time.sleep(0.01)
+    sent = time.monotonic()
+    os.killpg(run.proc.pid, signal.SIGINT)  # as the terminal does
+    code, out, err = run.finish()
+    took = time.monotonic() - sent
+    lines = [line for line in err.splitlines() if not line.startswith("heurtune: compil")]
+    assert code == 130 and "Traceback" not in err, err
+    assert lines == ["heurtune: interrupted (a running trial is marked failed; finished trials "
+                     "are stored; the same command resumes)"], err
+    assert took < 2.5, f"{took:.1f} s after the signal"
+    deadline = time.monotonic() + 5
+    while alive := [pid for pid in started if _running(pid)]:  # none left behind
+        assert time.monotonic() < deadline, f"workers {alive} outlive the command"
+        time.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_signals_held_take_effect_at_the_end_of_the_block() -> None:
+    from heurtune.match.foreground import signals_held
+
+    reached = False
+    with pytest.raises(KeyboardInterrupt), signals_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here, and holds it
+        reached = True
+    assert reached and signal.getsignal(signal.SIGINT) is signal.default_int_handler
