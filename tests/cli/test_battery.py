@@ -578,10 +578,15 @@ def _importing(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("moment", ["spawned", "importing"])
-def test_ctrl_c_while_match_workers_start_is_one_line(tmp_path, moment) -> None:
+@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_while_match_workers_start_is_one_line(tmp_path, moment, sig, code,
+                                                      word) -> None:
     """Ctrl-C at a terminal signals the whole foreground process group: the
     workers too, here just started or still importing heurtune (before their
-    initializer ignores it), which printed a KeyboardInterrupt traceback each."""
+    initializer ignores it), which printed a KeyboardInterrupt traceback each;
+    a SIGTERM to the group killed them, and the broken pool's manager thread
+    printed an InvalidStateError traceback."""
     (tmp_path / "iso.toml").write_text(SMALL_STUDY.replace("jobs = 1", "jobs = 3"))
     run = _Watched(["tune", "iso.toml", "--storage", "sqlite:///h.db"], tmp_path,
                    start_new_session=True)  # a group of its own, as a shell's job
@@ -591,12 +596,12 @@ def test_ctrl_c_while_match_workers_start_is_one_line(tmp_path, moment) -> None:
         assert run.proc.poll() is None and time.monotonic() < deadline, run.finish()
         time.sleep(0.01)
     sent = time.monotonic()
-    os.killpg(run.proc.pid, signal.SIGINT)  # as the terminal does
-    code, out, err = run.finish()
+    os.killpg(run.proc.pid, sig)  # as the terminal does
+    got, out, err = run.finish()
     took = time.monotonic() - sent
     lines = [line for line in err.splitlines() if not line.startswith("heurtune: compil")]
-    assert code == 130 and "Traceback" not in err, err
-    assert lines == ["heurtune: interrupted (a running trial is marked failed; finished trials "
+    assert got == code and "Traceback" not in err, err
+    assert lines == [f"heurtune: {word} (a running trial is marked failed; finished trials "
                      "are stored; the same command resumes)"], err
     assert took < 2.5, f"{took:.1f} s after the signal"
     deadline = time.monotonic() + 5

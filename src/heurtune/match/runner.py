@@ -358,15 +358,19 @@ def _die_with_parent(parent: int, pdeathsig: bool) -> None:
                      daemon=True).start()
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}  # what the driver handles for its workers
+
+
 @contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """SIGINT blocked in this thread for the block: a process started inside
-    starts with it blocked (the mask is inherited across fork and exec), and a
-    Ctrl-C meanwhile waits for the block's end here (or goes to another thread)."""
+def _stop_signals_blocked() -> Iterator[None]:
+    """Ctrl-C and SIGTERM blocked in this thread for the block: a process started
+    inside starts with them blocked (the mask is inherited across fork and exec),
+    and one that arrives meanwhile waits for the block's end here (or goes to
+    another thread)."""
     if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
         yield
         return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
@@ -374,17 +378,20 @@ def _sigint_blocked() -> Iterator[None]:
 
 
 class _QuietStartProcess(multiprocessing.context.SpawnProcess):
-    """A spawned worker that starts with Ctrl-C blocked. A Ctrl-C at a terminal
-    goes to every process of the foreground group: a worker still importing
-    (before :func:`_init_worker` ignores it) would die printing a
-    ``KeyboardInterrupt`` traceback, a screenful for each worker. Blocked from
-    its first instruction, the signal waits until the initializer ignores it,
-    which discards it, and the driver alone handles it (as CPython starts its
-    resource tracker)."""
+    """A spawned worker that starts with Ctrl-C and SIGTERM blocked. A Ctrl-C at
+    a terminal goes to every process of the foreground group (and so may a
+    SIGTERM): a worker still importing (before :func:`_init_worker` ignores
+    them) died printing a ``KeyboardInterrupt`` traceback, a screenful for each
+    worker, and a worker that dies of SIGTERM breaks the pool while the driver
+    cancels its tasks (the pool's manager thread then fails them again: an
+    ``InvalidStateError`` traceback). Blocked from its first instruction, a
+    signal waits until the initializer ignores it, which discards it: the
+    driver alone handles it, and kills its workers (CPython starts its resource
+    tracker the same way)."""
 
     @staticmethod
     def _Popen(process_obj: Any) -> Any:
-        with _sigint_blocked():
+        with _stop_signals_blocked():
             return multiprocessing.context.SpawnProcess._Popen(process_obj)
 
 
@@ -405,19 +412,26 @@ class _FromMainThread:
         return bool, (threading.current_thread() is threading.main_thread(),)
 
 
+def _left_to_the_driver(_signum: int, _frame: object) -> None:
+    """A worker's SIGTERM handler: nothing (the driver stops its workers). A
+    handler, not an ignored signal: the processes a worker starts (external
+    engines) get the default action back, as an ignored signal would not."""
+
+
 def _init_worker(games: tuple[GameEntry, ...] = (), parent: int | None = None,
                  pdeathsig: bool | _FromMainThread = True) -> None:
-    """Workers leave Ctrl-C to the driver, which stops them (no traceback from
-    each: it is blocked from their start, see :class:`_QuietStartProcess`), know
-    the games the driver registered at run time (plugins declared by entry
-    points they find themselves), and die with the driver (process ``parent``;
-    see :func:`_die_with_parent`). ``pdeathsig`` arrives as a bool (see
-    :class:`_FromMainThread`)."""
+    """Workers leave Ctrl-C and SIGTERM to the driver, which stops them (no
+    traceback from each: blocked from their start, see
+    :class:`_QuietStartProcess`), know the games the driver registered at run
+    time (plugins declared by entry points they find themselves), and die with
+    the driver (process ``parent``; see :func:`_die_with_parent`).
+    ``pdeathsig`` arrives as a bool (see :class:`_FromMainThread`)."""
     if parent is not None:
         _die_with_parent(parent, pdeathsig is True)
+    signal.signal(signal.SIGTERM, _left_to_the_driver)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # after: tests take it for "ready"
     if hasattr(signal, "pthread_sigmask"):  # blocked since the start (_QuietStartProcess);
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # one pending is gone
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # those pending are gone
     restore_games(games)
 
 
