@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 
@@ -306,3 +307,323 @@ def test_quick_studies_exist_for_every_builtin_game() -> None:
 
     quick = {p.stem for p in (ROOT / "studies" / "quick").glob("*.toml")}
     assert set(builtin_games()) <= quick
+
+
+# -- position files: every move checked where it stands ------------------------
+@pytest.fixture(scope="module")
+def position_sets(tmp_path_factory: pytest.TempPathFactory):
+    """An Isolation position set without quiet lines and one with them, saved."""
+    from heurtune.engine import resolve_engine
+    from heurtune.match.positions import QuietSearch, sample_positions
+    from tests.match.test_positions import random_lines
+
+    folder = tmp_path_factory.mktemp("position-files")
+    plain = sample_positions("isolation", {}, random_lines("isolation", 6, 11), seed=2)
+    quiet = sample_positions("isolation", {}, random_lines("isolation", 3, 12), seed=2,
+                             per_game=4,
+                             quiet=QuietSearch(resolve_engine("isolation:ab_improved"), 3))
+    assert quiet.extra.size > 0
+    plain.save(folder / "plain.npz")
+    quiet.save(folder / "quiet.npz")
+    return folder, plain, quiet
+
+
+def _damaged(s, path: Path, array: str, index: int, value: int) -> Path:
+    import dataclasses
+
+    changed = getattr(s, array).copy()
+    changed[index] = value
+    dataclasses.replace(s, **{array: changed}).save(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["out of range", "negative", "illegal"])
+def test_a_position_file_with_a_move_the_game_forbids_is_refused(position_sets, tmp_path,
+                                                                kind) -> None:
+    from heurtune.errors import HeurtuneError
+    from heurtune.match.positions import load_positions
+
+    _folder, s, _q = position_sets
+    g, ply = 1, 4  # the fifth move of the second game
+    at = int(s.game_start[g]) + ply
+    value = {"out of range": 10**6, "negative": -1,
+             "illegal": int(s.moves[at - 2])}[kind]  # a square a piece has left: blocked
+    path = _damaged(s, tmp_path / "bad.npz", "moves", at, value)
+    with pytest.raises(HeurtuneError) as info:
+        load_positions(path, "isolation")
+    assert str(info.value) == (f"{path}: isolation game 1, ply 5: move {value} is not a legal "
+                               "isolation move there (a damaged or edited position file)")
+
+
+def test_a_quiet_line_with_a_move_the_game_forbids_is_refused(position_sets, tmp_path) -> None:
+    from heurtune.errors import HeurtuneError
+    from heurtune.match.positions import load_positions
+
+    _folder, _s, q = position_sets
+    i = int(np.flatnonzero(np.diff(q.extra_start) > 1)[0])  # a line of two moves or more
+    path = _damaged(q, tmp_path / "bad.npz", "extra", int(q.extra_start[i]) + 1, 10**6)
+    with pytest.raises(HeurtuneError) as info:
+        load_positions(path)
+    assert str(info.value) == (
+        f"{path}: isolation game {q.pos_game[i]}, position after ply {q.pos_ply[i]}: move 2 "
+        f"of its quiet line, {10**6}, is not a legal isolation move there (a damaged or "
+        "edited position file)")
+
+
+def test_tune_refuses_a_damaged_position_file_before_any_trial(position_sets, study_file,
+                                                               tmp_path, capsys) -> None:
+    folder, s, _q = position_sets
+    path = _damaged(s, tmp_path / "bad.npz", "moves", int(s.game_start[2]) + 3, 10**6)
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    for file, fine in [(folder / "plain.npz", True), (path, False)]:
+        sf = study_file("p" if fine else "q",
+                        study={"opponent": "isolation:ab_improved", "objective": "positions",
+                               "positions": str(file), "trials": 2, "sampler": "random"},
+                        search={"algorithm": "alphabeta", "nodes": 300})
+        code, _out, err = cli(capsys, "tune", str(sf), "--storage", url)
+        if fine:
+            assert code == 0, err
+            before = digest(tmp_path / "s.db")
+        else:
+            _one_line_error(code, err, f"{path}: isolation game 2, ply 4: move 1000000 is "
+                                       "not a legal isolation move there")
+            assert digest(tmp_path / "s.db") == before
+
+
+def test_positions_from_records_refuses_a_move_after_the_end(tmp_path, capsys) -> None:
+    import json
+
+    records = tmp_path / "g.jsonl"
+    code, _o, err = cli(capsys, "match", "gomoku:random", "gomoku:random", "--pairs", "1",
+                        "--games", str(records))
+    assert code == 0, err
+    games = [json.loads(line) for line in records.read_text().splitlines()]
+    played = set(games[0]["opening"]) | set(games[0]["moves"])
+    free = next(f"{c}{r}" for c in "abcdefghijklmno" for r in range(1, 16)
+                if f"{c}{r}" not in played)
+    games[0]["moves"].append(free)  # a legal point, after five in a row
+    games[0]["nodes"].append(0)
+    records.write_text("".join(json.dumps(g) + "\n" for g in games))
+    out = tmp_path / "p.npz"
+    code, _o, err = cli(capsys, "positions", "gomoku:random", "--from", str(records),
+                        "--out", str(out))
+    plies = len(games[0]["opening"]) + len(games[0]["moves"])
+    _one_line_error(code, err, f"{records} game 0: ply {plies} '{free}' comes after the end "
+                               "of the game (")
+    assert not out.exists()
+
+
+def test_positions_refuses_games_that_start_elsewhere(tmp_path, capsys) -> None:
+    out = tmp_path / "p.npz"
+    code, stdout, err = cli(capsys, "positions", "chess:random", "--games", "2", "--rule",
+                            "chess960=1", "--out", str(out))
+    _one_line_error(code, err, "these rules start games elsewhere than chess's own start")
+    assert stdout == "" and not out.exists()
+
+
+# -- quiet lines: a bounded depth, a search that Ctrl-C stops --------------------
+@pytest.mark.parametrize("argv,message", [
+    (["--quiet", "--quiet-depth", "1000"], "--quiet-depth must be in [1, 8]"),
+    (["--quiet", "--quiet-depth", "9"], "--quiet-depth must be in [1, 8]"),
+    (["--quiet", "--quiet-depth", "0"], "--quiet-depth must be in [1, 8]"),
+    (["--quiet-depth", "3"], "--quiet-depth goes with --quiet"),
+])
+def test_a_quiet_depth_beyond_reason_is_refused_before_any_game(tmp_path, capsys, argv,
+                                                                message) -> None:
+    out = tmp_path / "p.npz"
+    code, stdout, err = cli(capsys, "positions", "isolation:ab_improved", "--games", "2",
+                            *argv, "--out", str(out))
+    _one_line_error(code, err, message)
+    assert stdout == "" and not out.exists()
+
+
+class _Watched:
+    """A ``heurtune`` subprocess whose output lines are read as they come."""
+
+    def __init__(self, argv: list[str], cwd: Path, **popen: object) -> None:
+        import queue
+        import threading
+
+        self.proc = subprocess.Popen([*HEURTUNE, *argv], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, cwd=cwd,
+                                     **popen)  # type: ignore[call-overload]
+        self.lines: queue.Queue[tuple[str, str]] = queue.Queue()
+        self.seen: dict[str, list[str]] = {"out": [], "err": []}
+        for name, stream in (("out", self.proc.stdout), ("err", self.proc.stderr)):
+            threading.Thread(target=self._read, args=(name, stream), daemon=True).start()
+
+    def _read(self, name: str, stream) -> None:
+        for line in stream:
+            self.lines.put((name, line))
+        self.lines.put((name, ""))
+
+    def wait_for(self, name: str, text: str, seconds: float = 300) -> None:
+        """Until a line holding ``text`` comes on ``name`` (out or err)."""
+        import queue
+
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                which, line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self.seen[which].append(line)
+            if which == name and text in line:
+                return
+            assert line or self.proc.poll() is None, self.seen
+        raise AssertionError(f"no {text!r} within {seconds} s: {self.seen}")
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def wait_busy(self, seconds: float, within: float = 120) -> None:
+        """Until the process has computed ``seconds`` of CPU time more than now."""
+        start = self.cpu_seconds()
+        deadline = time.monotonic() + within
+        while self.cpu_seconds() < start + seconds:
+            assert self.proc.poll() is None and time.monotonic() < deadline, self.seen
+            time.sleep(0.05)
+
+    def finish(self, seconds: float = 60) -> tuple[int, str, str]:
+        try:
+            self.proc.wait(timeout=seconds)
+        finally:
+            self.proc.kill()
+        rest = []
+        while not self.lines.empty():
+            rest.append(self.lines.get())
+        for which, line in rest:
+            self.seen[which].append(line)
+        return self.proc.returncode, "".join(self.seen["out"]), "".join(self.seen["err"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads CPU time in /proc")
+@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "terminated")])
+def test_a_deep_quiet_search_stops_on_a_signal(tmp_path, capsys, sig, code, word) -> None:
+    """Gomoku's full-width search 6 plies deep takes minutes a position: the
+    signal must not wait for it."""
+    records = tmp_path / "g.jsonl"
+    assert cli(capsys, "match", "gomoku:random", "gomoku:random", "--pairs", "1",
+               "--games", str(records))[0] == 0
+    run = _Watched(["positions", "gomoku:ab", "--from", str(records), "--quiet",
+                    "--quiet-depth", "6", "--out", "p.npz"], tmp_path)
+    run.wait_for("out", "each through a 6-ply quiet line")
+    run.wait_busy(1.0)  # searching
+    sent = time.monotonic()
+    run.proc.send_signal(sig)
+    got, _out, err = run.finish()
+    took = time.monotonic() - sent
+    assert got == code and err.strip().endswith(word), err
+    assert "Traceback" not in err and took < 2.5, f"{took:.1f} s after the signal"
+    assert not (tmp_path / "p.npz").exists()
+
+
+# -- empty paths ---------------------------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["export", "iso", "--force", "--out", ""],
+    ["export", "iso", "--force", "--out", " "],
+    ["export", "iso", "--force", "--artifacts", ""],
+    ["report", "iso", "--out", ""],
+    ["calibrate", "STUDY", "--out", ""],
+    ["tune", "STUDY", "--pgn", ""],
+    ["confirm", "iso", "--pgn", ""],
+    ["match", "morris:seed", "morris:seed", "--pairs", "1", "--games", ""],
+    ["match", "morris:seed", "morris:seed", "--pairs", "1", "--pgn", ""],
+    ["book", "isolation:ab_improved", "--out", ""],
+    ["positions", "isolation:ab_improved", "--games", "2", "--out", ""],
+])
+def test_an_empty_path_is_refused_not_read_as_the_default(small_study, tmp_path, capsys,
+                                                          monkeypatch, argv) -> None:
+    monkeypatch.chdir(tmp_path)  # where a default path would be written
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY)
+    argv = ["iso.toml" if a == "STUDY" else a for a in argv]
+    storage = ["--storage", small_study.storage] if argv[0] in ("export", "report", "confirm",
+                                                                "tune") else []
+    before = digest(small_study.db)
+    code, out, err = cli(capsys, *argv, *storage)
+    option = next(a for a in reversed(argv) if a.startswith("--"))
+    _one_line_error(code, err, f"argument {option}: an empty path names no file or folder")
+    assert out == "" and digest(small_study.db) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iso.toml"]
+
+
+# -- Ctrl-C while the match workers start ----------------------------------------
+def _spawned_workers(driver: int) -> list[int]:
+    """The match worker processes of ``driver`` (not multiprocessing's resource
+    tracker, which blocks the signal itself)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == driver and b"spawn_main" in command and b"resource_tracker" not in command:
+            found.append(int(entry.name))
+    return found
+
+
+def _importing(pid: int) -> bool:
+    """Whether a worker has got as far as numpy's compiled core (imported by
+    heurtune's modules, long before the worker's initializer runs)."""
+    try:
+        return "_multiarray_umath" in Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("moment", ["spawned", "importing"])
+@pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
+                                           (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_while_match_workers_start_is_one_line(tmp_path, moment, sig, code,
+                                                      word) -> None:
+    """Ctrl-C at a terminal signals the whole foreground process group: the
+    workers too, here just started or still importing heurtune (before their
+    initializer ignores it), which printed a KeyboardInterrupt traceback each;
+    a SIGTERM to the group killed them, and the broken pool's manager thread
+    printed an InvalidStateError traceback."""
+    (tmp_path / "iso.toml").write_text(SMALL_STUDY.replace("jobs = 1", "jobs = 3"))
+    run = _Watched(["tune", "iso.toml", "--storage", "sqlite:///h.db"], tmp_path,
+                   start_new_session=True)  # a group of its own, as a shell's job
+    deadline = time.monotonic() + 300  # the driver compiles (or loads) the search first
+    while not (started := _spawned_workers(run.proc.pid)) or (
+            moment == "importing" and not any(_importing(pid) for pid in started)):
+        assert run.proc.poll() is None and time.monotonic() < deadline, run.finish()
+        time.sleep(0.01)
+    sent = time.monotonic()
+    os.killpg(run.proc.pid, sig)  # as the terminal does
+    got, out, err = run.finish()
+    took = time.monotonic() - sent
+    lines = [line for line in err.splitlines() if not line.startswith("heurtune: compil")]
+    assert got == code and "Traceback" not in err, err
+    assert lines == [f"heurtune: {word} (a running trial is marked failed; finished trials "
+                     "are stored; the same command resumes)"], err
+    assert took < 2.5, f"{took:.1f} s after the signal"
+    deadline = time.monotonic() + 5
+    while alive := [pid for pid in started if _running(pid)]:  # none left behind
+        assert time.monotonic() < deadline, f"workers {alive} outlive the command"
+        time.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_signals_held_take_effect_at_the_end_of_the_block() -> None:
+    from heurtune.match.foreground import signals_held
+
+    reached = False
+    with pytest.raises(KeyboardInterrupt), signals_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here, and holds it
+        reached = True
+    assert reached and signal.getsignal(signal.SIGINT) is signal.default_int_handler

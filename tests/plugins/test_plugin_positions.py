@@ -51,3 +51,26 @@ def test_connect4_positions_and_a_study_on_them(tmp_path: Path, capsys: Any,
     done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     assert min(t.values[0] for t in done) < done[0].values[0]  # the loss fell
     assert schema.CONFIRMATION in study.user_attrs  # confirmed by games
+
+
+def test_a_damaged_plain_python_position_file_is_refused(tmp_path: Path) -> None:
+    """Moves are checked against the game when the file is read, replayed in
+    Python for a plain-Python game as in numba for a kernel."""
+    import dataclasses
+
+    import pytest
+
+    from heurtune.errors import HeurtuneError
+    from heurtune.match.positions import sample_positions
+    from tests.match.test_positions import random_lines
+
+    s = sample_positions("connect4", {}, random_lines("connect4", 3, 5), seed=1)
+    s.save(tmp_path / "good.npz")
+    assert load_positions(tmp_path / "good.npz", "connect4").games == 3
+    for value in (7, -1, 10**6):  # columns are 0 to 6
+        moves = s.moves.copy()
+        moves[int(s.game_start[1]) + 2] = value
+        dataclasses.replace(s, moves=moves).save(tmp_path / "bad.npz")
+        with pytest.raises(HeurtuneError, match=rf"bad.npz: connect4 game 1, ply 3: move "
+                                                rf"{value} is not a legal connect4 move there"):
+            load_positions(tmp_path / "bad.npz")

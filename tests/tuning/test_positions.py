@@ -16,7 +16,7 @@ import pytest
 from heurtune.engine import resolve_engine
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
-from heurtune.match.positions import PositionSet, sample_positions
+from heurtune.match.positions import PositionSet, load_positions, sample_positions
 from heurtune.tuning import load_study_file, tune
 from heurtune.tuning.positions import PositionsFit, fit_scale, loss_and_slope
 from heurtune.tuning.study import schema
@@ -30,6 +30,7 @@ def positions(tmp_path_factory: pytest.TempPathFactory) -> tuple[PositionSet, Pa
                          provenance={"match": {"pairs": 20, "seed": 99, "opening_plies": 2}})
     path = tmp_path_factory.mktemp("positions") / "iso.npz"
     s.save(path)
+    load_positions(path)  # its move check compiles here, not in a test that counts lines
     return s, path
 
 

@@ -127,6 +127,15 @@ def jobs_value(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def path_value(text: str) -> str:
+    """A file or folder option (``--out``, ``--games``, ``--pgn``, ``--artifacts``):
+    an empty one names nothing, and would otherwise read as the option left out
+    (the default path, or no file at all)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path names no file or folder")
+    return text
+
+
 def count(value: int, option: str) -> int:
     """A count option that must be at least 1."""
     if value < 1:

@@ -179,6 +179,7 @@ class List(Command):
                               + (f" default {o.default}" if o.default else "")
                               + (f"  ({o.reason})" if o.reason else ""))
             return 0
+        problems = registry_problems(said=True)  # printed below, once
         for game in [args.game] if args.game is not None else game_names():
             entry = game_entry(game)  # an unknown (or empty) name: one error line
             try:
@@ -200,8 +201,9 @@ class List(Command):
             for name, data in preset_table.items():
                 print(f"  preset {game}:{name}: {data.get('description', '')}")
                 print(f"    {_preset_summary(f'{game}:{name}')}")
-        for problem in registry_problems().values():
-            print(f"warning: {problem}")
+        for name, problem in problems.items():
+            if args.game is None or args.game == name:
+                print(f"warning: {problem}")
         return 0
 
 

@@ -16,6 +16,7 @@ from heurtune.cli._common import (
     jobs_value,
     openings_option,
     pairs_arg,
+    path_value,
     progress,
     rules,
 )
@@ -49,9 +50,9 @@ class Match(Command):
                        help="play none of the openings that this study tunes on, nor those "
                             "its [confirm] section confirms on, nor their mirror images")
         s.add_argument("--json", action="store_true", help="print one JSON object")
-        s.add_argument("--games", default=None, metavar="FILE",
+        s.add_argument("--games", type=path_value, default=None, metavar="FILE",
                        help="also write every game (moves, nodes, result) as JSON Lines")
-        s.add_argument("--pgn", default=None, metavar="FILE",
+        s.add_argument("--pgn", type=path_value, default=None, metavar="FILE",
                        help="also write every game as PGN (players and their options, "
                             "opening, result, termination)")
         openings_option(s)
@@ -210,7 +211,7 @@ class Book(Command):
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("engine", help="the engine that scores the openings: a preset "
                                       "GAME:NAME or an engine file (a UCI engine for chess)")
-        s.add_argument("--out", required=True, metavar="FILE",
+        s.add_argument("--out", type=path_value, required=True, metavar="FILE",
                        help="the book to write (chess: EPD; other games: a line of moves "
                             "per opening)")
         s.add_argument("--count", type=int, default=500, help="openings (default 500)")

@@ -10,10 +10,12 @@ from heurtune.cli._common import (
     Command,
     jobs_value,
     openings_option,
+    path_value,
     progress,
     rules,
 )
 from heurtune.errors import HeurtuneError
+from heurtune.match.positions import DEFAULT_QUIET_DEPTH, MAX_QUIET_DEPTH
 
 
 class Positions(Command):
@@ -42,16 +44,19 @@ class Positions(Command):
         s.add_argument("--quiet", action="store_true",
                        help="keep the position at the end of a shallow search's principal "
                             "variation from each sampled one (where the search evaluates)")
-        s.add_argument("--quiet-depth", type=int, default=2, metavar="D",
-                       help="the depth of --quiet's search (default 2)")
+        s.add_argument("--quiet-depth", type=int, default=None, metavar="D",
+                       help=f"the depth of --quiet's search, 1 to {MAX_QUIET_DEPTH} (default "
+                            f"{DEFAULT_QUIET_DEPTH})")
         s.add_argument("--exclude-study", metavar="STUDY_FILE", default=None,
                        help="play none of the openings that this study tunes on")
-        s.add_argument("--out", required=True, metavar="FILE.npz", help="the position file")
+        s.add_argument("--out", type=path_value, required=True, metavar="FILE.npz",
+                       help="the position file")
         openings_option(s, "the games")
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.engine import resolve_engine
         from heurtune.match import play_match, prepare_match
+        from heurtune.match.openings import start_of
         from heurtune.match.positions import (
             GameLine,
             QuietSearch,
@@ -65,7 +70,10 @@ class Positions(Command):
         if (args.games is None) == (args.records is None):
             raise HeurtuneError("give --games N (play them) or --from RECORDS.jsonl")
         engine = resolve_engine(args.engine)
-        quiet = QuietSearch(engine, args.quiet_depth) if args.quiet else None
+        if args.quiet_depth is not None and not args.quiet:
+            raise HeurtuneError("--quiet-depth goes with --quiet")
+        depth = DEFAULT_QUIET_DEPTH if args.quiet_depth is None else args.quiet_depth
+        quiet = QuietSearch(engine, depth) if args.quiet else None
         t0 = time.perf_counter()
         provenance: dict[str, object] = {"engine": engine.label}
         if args.records is not None:
@@ -109,6 +117,11 @@ class Positions(Command):
                                  opening_plies=args.opening_plies, rules=rules(args.rule),
                                  exclude=exclude, excluded_from=args.exclude_study or "",
                                  openings=book)
+            started = next((start_of(o) for o in plan.openings if start_of(o)), "")
+            if started:  # the file keeps moves, replayed from the game's own start
+                raise HeurtuneError(f"these rules start games elsewhere than {engine.game}'s "
+                                    f"own start (e.g. {started!r}); a position set holds "
+                                    "games from the game's start")
             print(plan.header(), flush=True)
             bar = progress(plan.count, "pairs")
             outcome = play_match(plan, jobs=args.jobs, keep_games=True,
@@ -124,6 +137,11 @@ class Positions(Command):
                                      "distinct_openings": "symmetry"})
             print(outcome.result.stats.summary())
         played = time.perf_counter() - t0
+        if quiet is not None:
+            quiet.warm_up()
+        print(f"sampling the positions of {len(lines)} games"
+              + (f", each through a {quiet.depth}-ply quiet line" if quiet is not None else "")
+              + " ...", flush=True)
         bar = progress(len(lines), "positions")
         found = sample_positions(game, rule_values, lines, seed=args.seed,
                                  skip_plies=args.skip_plies, per_game=args.per_game, quiet=quiet,

@@ -16,6 +16,7 @@ from heurtune.cli._common import (
     jobs_value,
     openings_option,
     pairs_arg,
+    path_value,
     progress,
     storage_option,
     warn,
@@ -103,7 +104,7 @@ class Confirm(Command):
         s.add_argument("--jobs", type=jobs_value, default=1, help="worker processes")
         openings_option(s, "the fresh openings are drawn from (default: the study's own book, "
                            "else random ones; none of the study's are played either way)")
-        s.add_argument("--pgn", default=None, metavar="FILE",
+        s.add_argument("--pgn", type=path_value, default=None, metavar="FILE",
                        help="also write every game of the confirmation as PGN")
 
     def run(self, args: argparse.Namespace) -> int:
@@ -133,9 +134,9 @@ class Export(Command):
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name", help=STUDY_NAME_HELP)
         storage_option(s)
-        s.add_argument("--out", default=None, help="default: studies/exported/STUDY.toml, .json, "
-                                                     ".py or .uci (with --pareto: the folder "
-                                                     "STUDY-pareto there)")
+        s.add_argument("--out", type=path_value, default=None,
+                       help="default: studies/exported/STUDY.toml, .json, .py or .uci "
+                            "(with --pareto: the folder STUDY-pareto there)")
         s.add_argument("--format", default="toml", choices=("toml", "json", "python", "uci"),
                        help="toml: heurtune's engine file (default); json; python: a module "
                             "of named constants; uci: only `setoption name X value Y` lines, "
@@ -150,7 +151,8 @@ class Export(Command):
         s.add_argument("--trial", type=int, default=None, metavar="N",
                        help="write completed trial N instead of the winner (unconfirmed unless "
                             "it is the confirmation's winner; the file says so)")
-        s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
+        s.add_argument("--artifacts", type=path_value, default=None, metavar="DIR",
+                       help=ARTIFACTS_HELP)
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.tomlio import check_writable
@@ -200,7 +202,8 @@ class Report(Command):
     def add_arguments(self, s: argparse.ArgumentParser) -> None:
         s.add_argument("study_name", help=STUDY_NAME_HELP)
         storage_option(s)
-        s.add_argument("--out", default=None, help="default: studies/reports/STUDY.html")
+        s.add_argument("--out", type=path_value, default=None,
+                       help="default: studies/reports/STUDY.html")
 
     def run(self, args: argparse.Namespace) -> int:
         from heurtune.tuning import write_report
@@ -261,7 +264,8 @@ class DashboardCommand(Command):
                        help="allow notes, edits and deletions (default: read-only)")
         s.add_argument("--allow-remote", action="store_true",
                        help="allow a --host other than this machine (the dashboard has no login)")
-        s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
+        s.add_argument("--artifacts", type=path_value, default=None, metavar="DIR",
+                       help=ARTIFACTS_HELP)
 
     def run(self, args: argparse.Namespace) -> int:
         from wsgiref.simple_server import WSGIRequestHandler, make_server

@@ -13,6 +13,7 @@ from heurtune.cli._common import (
     Command,
     count,
     jobs_value,
+    path_value,
     progress,
     storage_option,
 )
@@ -57,8 +58,9 @@ class Tune(Command):
         s.add_argument("--dry-run", action="store_true",
                        help="print the study's cost and resolution estimate only; "
                             "touch no storage")
-        s.add_argument("--artifacts", default=None, metavar="DIR", help=ARTIFACTS_HELP)
-        s.add_argument("--pgn", default=None, metavar="FILE",
+        s.add_argument("--artifacts", type=path_value, default=None, metavar="DIR",
+                       help=ARTIFACTS_HELP)
+        s.add_argument("--pgn", type=path_value, default=None, metavar="FILE",
                        help="add every trial's games (and the [confirm] section's) to FILE as "
                             "PGN, as trials finish")
 
@@ -193,7 +195,7 @@ class Calibrate(Command):
         s.add_argument("--elo", type=float, default=DEFAULT_ELO,
                        help=f"the Elo difference a trial should resolve (default {DEFAULT_ELO:g})")
         _fresh_openings_options(s)
-        s.add_argument("--out", default=None,
+        s.add_argument("--out", type=path_value, default=None,
                        help="default: beside the study file, STUDY.calibration.json (what tune "
                             "reads)")
         s.add_argument("--json", action="store_true", help="print one JSON object")

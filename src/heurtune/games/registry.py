@@ -18,12 +18,22 @@ Games join in one of two ways, and heurtune's own four use the first:
 
 Plugins are found once per process, when a game is first looked up; a
 plugin that fails to load is reported by ``heurtune list`` and by any
-command that names it, and hides no other game.
+command that names it, and hides no other game. Whatever a plugin's import
+raises is that report, ``sys.exit`` and ``KeyboardInterrupt`` included (a
+Ctrl-C that arrives while it loads still interrupts). A plugin cannot take the
+name of a game built into heurtune: heurtune keeps its own, and ``heurtune
+list`` and the first use of the name say so, naming both packages.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
+import multiprocessing
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
@@ -51,22 +61,48 @@ class GameEntry:
 _REGISTERED: dict[str, GameEntry] = {}
 _FOUND: dict[str, GameEntry] | None = None  # entry points, read once
 _PROBLEMS: dict[str, str] = {}  # entry points that clash with another
+_SAID: set[str] = set()  # the names whose problem was said in this process
 _KERNELS: dict[str, GameKernel] = {}
+
+log = logging.getLogger("heurtune")
+
+
+def _builtin(ep: metadata.EntryPoint) -> bool:
+    """Whether ``ep`` is one of heurtune's own games (whoever declares it)."""
+    return ep.value == f"heurtune.games.{ep.name}"
+
+
+def _package(ep: metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"package {dist.name!r}" if dist is not None else "a package"
 
 
 def _entry_points() -> dict[str, GameEntry]:
     global _FOUND
     if _FOUND is None:
         found: dict[str, GameEntry] = {}
+        packages: dict[str, str] = {}
+        # a built-in game first under its name: a plugin cannot replace it
         for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP),
-                         key=lambda e: (e.name, e.value)):
+                         key=lambda e: (e.name, not _builtin(e), e.value)):
             dist = getattr(ep, "dist", None)
             where = f"entry point of {dist.name}" if dist is not None else "entry point"
-            if ep.name in found and found[ep.name].target != ep.value:
-                _PROBLEMS[ep.name] = (f"{ep.name!r} is declared twice ({found[ep.name].target} "
-                                      f"and {ep.value}); using the first")
+            if ep.name in found:
+                first = found[ep.name]
+                if first.target == ep.value:  # the same game declared again: harmless
+                    continue
+                if first.target == f"heurtune.games.{ep.name}":
+                    _PROBLEMS[ep.name] = (
+                        f"{_package(ep)} declares a game {ep.name!r} ({ep.value}), the name of "
+                        f"a game built into heurtune ({packages[ep.name]}): heurtune keeps its "
+                        f"own {ep.name}; the plugin's game needs another entry point name")
+                else:
+                    _PROBLEMS[ep.name] = (
+                        f"{ep.name!r} is declared twice ({first.target} by "
+                        f"{packages[ep.name]} and {ep.value} by {_package(ep)}); using the first")
                 continue
             found[ep.name] = GameEntry(ep.name, ep.value, None, where)
+            packages[ep.name] = _package(ep)
         _FOUND = found
     return _FOUND
 
@@ -99,22 +135,70 @@ def game_names() -> list[str]:
 
 
 def game_entry(name: str) -> GameEntry:
-    """Where ``name`` is registered; an unknown name is a :class:`HeurtuneError`."""
+    """Where ``name`` is registered; an unknown name is a :class:`HeurtuneError`.
+    A name declared by more than one package is a warning the first time it is
+    looked up (in the driver: worker processes leave it to the driver)."""
     entry = _entries().get(name)
     if entry is None:
         raise HeurtuneError(f"unknown game {name!r} (known: {', '.join(game_names())})")
+    problem = _PROBLEMS.get(name)
+    if problem is not None and name not in _SAID and multiprocessing.parent_process() is None:
+        _SAID.add(name)
+        log.warning("%s", problem)
     return entry
 
 
-def _load(target: str, what: str) -> Any:
-    module_name, _, attr = target.partition(":")
+@contextmanager
+def _signals_noted() -> Iterator[list[int]]:
+    """The Ctrl-C (SIGINT) and SIGTERM that arrive inside the block, noted as
+    they are handled as before: a ``KeyboardInterrupt`` raised inside with
+    none noted came from the code the block ran, not from the user. Nothing is
+    noted outside the main thread (where no signal handler runs) or for a
+    signal without a Python handler (ignored, or left to the system)."""
+    noted: list[int] = []
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if callable(handler):
+                def note(signum: int, frame: Any, handler: Any = handler) -> None:
+                    noted.append(signum)
+                    handler(signum, frame)
+
+                previous[sig] = handler
+                signal.signal(sig, note)
     try:
-        obj: Any = importlib.import_module(module_name)
-        for part in filter(None, attr.split(".")):
-            obj = getattr(obj, part)
-    except Exception as exc:  # a plugin's own bug: reported as one line
-        raise HeurtuneError(f"{what}: cannot load {target} "
-                            f"({type(exc).__name__}: {exc})") from None
+        yield noted
+    finally:
+        for noted_sig, handler in previous.items():
+            signal.signal(noted_sig, handler)
+
+
+def _load(target: str, what: str) -> Any:
+    """The module (or ``module:object``) ``target``: anything its import raises
+    is one :class:`HeurtuneError` naming ``what``, ``SystemExit`` and a
+    ``KeyboardInterrupt`` of its own making included; a Ctrl-C or SIGTERM that
+    arrives meanwhile interrupts as anywhere else."""
+    module_name, _, attr = target.partition(":")
+    with _signals_noted() as noted:
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in filter(None, attr.split(".")):
+                obj = getattr(obj, part)
+        except Exception as exc:  # a plugin's own bug: reported as one line
+            raise HeurtuneError(f"{what}: cannot load {target} "
+                                f"({type(exc).__name__}: {exc})") from None
+        except KeyboardInterrupt:
+            if noted:  # the user's, while it loaded
+                raise
+            raise HeurtuneError(f"{what}: cannot load {target} (its import raised "
+                                "KeyboardInterrupt, with no Ctrl-C)") from None
+        except SystemExit as exc:
+            raise HeurtuneError(f"{what}: cannot load {target} (its import called "
+                                f"sys.exit({exc.code!r}))") from None
+        except BaseException as exc:  # a plugin's own (GeneratorExit, a subclass of its own)
+            raise HeurtuneError(f"{what}: cannot load {target} (its import raised "
+                                f"{type(exc).__name__}: {exc})") from None
     return obj
 
 
@@ -174,9 +258,13 @@ def restore_games(entries: tuple[GameEntry, ...]) -> None:
         _KERNELS.pop(entry.name, None)
 
 
-def registry_problems() -> dict[str, str]:
-    """Entry points that could not be used as declared (a name declared twice)."""
+def registry_problems(said: bool = False) -> dict[str, str]:
+    """Entry points that could not be used as declared (a name declared twice,
+    or a built-in game's name taken by a plugin); ``said``: the caller shows
+    them all, and the first use of a name warns no more."""
     _entry_points()
+    if said:
+        _SAID.update(_PROBLEMS)
     return dict(_PROBLEMS)
 
 

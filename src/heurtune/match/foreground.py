@@ -13,15 +13,20 @@ SIGTERM could be raised, so a long search holds them until it returns.
   the GIL) while the main thread waits for it, so Ctrl-C and SIGTERM interrupt
   the main thread at once; the abandoned call finishes (or dies with the
   process) in the background.
+* :func:`signals_held` is the opposite, for a few milliseconds of work that
+  must not be cut in two (starting a process): Ctrl-C and SIGTERM take effect
+  at its end.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -74,3 +79,29 @@ def interruptible(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise box["error"]
     value: T = box["value"]
     return value
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM that arrive inside the block take effect at its end
+    (their handlers run then, the first one's first; in the main thread, where
+    Python runs signal handlers, and for the signals that have a Python handler:
+    others stay as they are)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, FrameType | None]] = []
+    saved: dict[signal.Signals, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(sig)
+        if callable(handler):
+            saved[sig] = handler
+            signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        if held:
+            signum, frame = held[0]
+            saved[signal.Signals(signum)](signum, frame)

@@ -51,7 +51,9 @@ import numpy as np
 
 from heurtune.engine import EngineConfig
 from heurtune.errors import HeurtuneError
-from heurtune.games import ONGOING, get_game
+from heurtune.games import ONGOING, GameKernel, PythonKernel, get_game
+from heurtune.games.specialise import specialise
+from heurtune.match.foreground import compiling, interruptible
 from heurtune.match.play import mix_seed
 from heurtune.tomlio import write_atomic
 
@@ -60,6 +62,14 @@ VERSION = 1
 ARRAYS = ("moves", "game_start", "game_score", "game_opening", "pos_game", "pos_ply",
           "extra", "extra_start", "label")
 DEFAULT_QUIET_DEPTH = 2
+# The deepest --quiet search. A quiet line is what a shallow search sees beyond
+# the position (2 plies by default), and its searches are full width with no node
+# or time limit: their cost grows as the branching factor to the power of the
+# depth. Measured on a mid-game position, one line took 0.7 s at depth 4 and 18 s
+# at 5 in Gomoku, 3 s at 6 and 59 s at 7 in Halma, 1 s at 12 in Morris: beyond 8
+# plies a set of thousands of positions would take days in every game but the
+# smallest, and the line would be a forecast, not the position the search evaluates.
+MAX_QUIET_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -159,6 +169,7 @@ def load_positions(path: str | os.PathLike[str], game: str | None = None) -> Pos
         raise HeurtuneError(f"{p}: {exc}") from None
     out = PositionSet(str(name), rules, provenance=meta.get("provenance") or {}, **arrays)
     _check_arrays(out, str(p))
+    _check_moves(kernel, out, str(p))
     return out
 
 
@@ -195,6 +206,113 @@ def _check_arrays(s: PositionSet, where: str) -> None:
     for name in ("label", "game_score"):
         if not np.all(np.isin(getattr(s, name), (0.0, 0.5, 1.0))):
             raise bad(f"{name} values must be 0, 0.5 or 1")
+    if np.any(s.game_opening < 0) or np.any(s.game_opening > lengths):
+        raise bad("game_opening")
+
+
+# Free names bound per game by :func:`specialise` (Any to mypy: numba dispatchers).
+gen_moves: Any = None
+make_move: Any = None
+unmake_move: Any = None
+outcome: Any = None
+
+
+def _allowed(state: Any, move: Any, buf: Any) -> Any:
+    """Whether ``move`` is legal in ``state`` (none is once the game is over)."""
+    if outcome(state) != ONGOING:
+        return False
+    count = gen_moves(state, buf, 0)
+    for k in range(count):
+        if buf[0, k] == move:
+            return True
+    return False
+
+
+def _first_illegal(init, moves, game_start, pos_game, pos_ply, extra, extra_start, buf):  # type: ignore[no-untyped-def]
+    """The first stored move that is not legal where it stands, as (game, ply,
+    position, step): ``position`` -1 for the game's own move at ``ply`` (0 the
+    first), else the position at ``ply`` whose quiet line holds the move as its
+    ``step``-th (0 the first); (-1, -1, -1, -1) where all are legal. Each game is
+    replayed from ``init``; a move is only made once it is known legal, so a
+    move out of any range never reaches the kernel's tables."""
+    state = init.copy()
+    i = 0
+    n = pos_game.shape[0]
+    for g in range(game_start.shape[0] - 1):
+        state[:] = init
+        start = game_start[g]
+        for ply in range(game_start[g + 1] - start):
+            while i < n and pos_game[i] == g and pos_ply[i] == ply:
+                made = 0
+                for j in range(extra_start[i], extra_start[i + 1]):
+                    if not _allowed(state, extra[j], buf):
+                        return g, ply, i, j - extra_start[i]
+                    make_move(state, extra[j])
+                    made += 1
+                for j in range(extra_start[i] + made - 1, extra_start[i] - 1, -1):
+                    unmake_move(state, extra[j])
+                i += 1
+            if not _allowed(state, moves[start + ply], buf):
+                return g, ply, -1, 0
+            make_move(state, moves[start + ply])
+    return -1, -1, -1, -1
+
+
+def _first_illegal_python(kernel: GameKernel, s: PositionSet) -> tuple[int, int, int, int]:
+    """:func:`_first_illegal` for a plain-Python game (its states are Python objects)."""
+    i = 0
+    for g in range(s.games):
+        state = kernel.new_state(s.rules)
+        start = int(s.game_start[g])
+        for ply in range(int(s.game_start[g + 1]) - start):
+            while i < s.size and s.pos_game[i] == g and s.pos_ply[i] == ply:
+                line = [int(m) for m in s.extra[s.extra_start[i]:s.extra_start[i + 1]]]
+                for step, m in enumerate(line):
+                    if kernel.outcome(state) != ONGOING or m not in kernel.legal_moves(state):
+                        return g, ply, i, step
+                    kernel.make_move(state, m)
+                for m in reversed(line):
+                    kernel.unmake_move(state, m)
+                i += 1
+            move = int(s.moves[start + ply])
+            if kernel.outcome(state) != ONGOING or move not in kernel.legal_moves(state):
+                return g, ply, -1, 0
+            kernel.make_move(state, move)
+    return -1, -1, -1, -1
+
+
+def _check_moves(kernel: GameKernel, s: PositionSet, where: str) -> None:
+    """Every move of the set is legal where it stands: each game's from its
+    start, and each position's quiet line from the position. A file edited, or
+    written by something else, would otherwise be replayed by the evaluation
+    with moves the kernel never checks (it trusts its callers: a move out of
+    range reads and writes outside its tables)."""
+    if isinstance(kernel, PythonKernel):
+        found = _first_illegal_python(kernel, s)
+    else:
+        fn = specialise([_allowed, _first_illegal],
+                        {"gen_moves": kernel.gen_moves, "make_move": kernel.make_move,
+                         "unmake_move": kernel.unmake_move, "outcome": kernel.outcome},
+                        f"check_{kernel.name}")["_first_illegal"]
+        init = np.ascontiguousarray(kernel.new_state(s.rules), dtype=np.int64)
+        buf = np.empty((1, kernel.max_moves), dtype=np.int64)
+        with compiling(f"the {kernel.name} position-file check"):
+            g, ply, position, step = (int(x) for x in interruptible(
+                fn, init, s.moves, s.game_start, s.pos_game, s.pos_ply, s.extra,
+                s.extra_start, buf))
+        found = (g, ply, position, step)
+    g, ply, position, step = found
+    if g < 0:
+        return
+    if position < 0:
+        move = int(s.moves[int(s.game_start[g]) + ply])
+        raise HeurtuneError(f"{where}: {kernel.name} game {g}, ply {ply + 1}: move {move} "
+                            f"is not a legal {kernel.name} move there (a damaged or edited "
+                            "position file)")
+    move = int(s.extra[int(s.extra_start[position]) + step])
+    raise HeurtuneError(f"{where}: {kernel.name} game {g}, position after ply {ply}: move "
+                        f"{step + 1} of its quiet line, {move}, is not a legal "
+                        f"{kernel.name} move there (a damaged or edited position file)")
 
 
 class QuietSearch:
@@ -212,10 +330,19 @@ class QuietSearch:
         if engine.process is not None:
             raise HeurtuneError(f"--quiet searches with the engine's own heuristic: "
                                 f"{engine.label} runs in another process")
-        if depth < 1:
-            raise HeurtuneError(f"--quiet-depth must be at least 1, got {depth}")
+        if not 1 <= depth <= MAX_QUIET_DEPTH:
+            raise HeurtuneError(f"--quiet-depth must be in [1, {MAX_QUIET_DEPTH}] (a full-width "
+                                f"search per position and ply; beyond {MAX_QUIET_DEPTH} plies "
+                                f"a set takes days), got {depth}")
         self.engine = Engine(engine)
         self.depth = depth
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) the search, saying so when it
+        takes a while; Ctrl-C stops it."""
+        from heurtune.match.runner import warm_up
+
+        warm_up(self.engine.config)
 
     def line(self, state: np.ndarray, seed: int) -> list[int]:
         """The quiet line from ``state`` (left unchanged)."""
@@ -262,7 +389,8 @@ def sample_positions(
     moves: list[int] = []
     game_start, game_score, game_opening = [0], [], []
     pos_game, pos_ply, extra, extra_start, label = [], [], [], [0], []
-    for g, line in enumerate(lines):
+
+    def sample(g: int, line: GameLine) -> None:
         state = kernel.new_state(rules)
         plies = len(line.moves)
         first = line.opening + skip_plies
@@ -285,6 +413,14 @@ def sample_positions(
                 extra_start.append(len(extra))
                 label.append(line.first_score if mover == 0 else 1.0 - line.first_score)
             kernel.make_move(state, line.moves[ply])
+
+    if quiet is not None:
+        quiet.warm_up()
+    for g, line in enumerate(lines):
+        if quiet is not None:  # compiled searches: Ctrl-C and SIGTERM stop the wait
+            interruptible(sample, g, line)
+        else:
+            sample(g, line)
         moves.extend(line.moves)
         game_start.append(len(moves))
         game_score.append(line.first_score)
@@ -328,6 +464,9 @@ def lines_from_records(records: Sequence[Mapping[str, Any]], source: str = "reco
     for number, record in enumerate(records):
         if kernel.resolve_rules(record["rules"]) != rules:
             raise HeurtuneError(f"{source} game {number}: other rules than game 0's")
+        if record.get("start"):  # the file keeps moves, replayed from the game's start
+            raise HeurtuneError(f"{source} game {number}: starts from {record['start']!r}; a "
+                                f"position set holds games from {game}'s own start")
         moves = replay_moves(record, f"{source} game {number}")
         out.append(GameLine(tuple(moves), float(record["score"]), len(record["opening"])))
     return game, rules, out

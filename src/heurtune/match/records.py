@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from heurtune.errors import HeurtuneError
-from heurtune.games import GameKernel, get_game
+from heurtune.games import ONGOING, GameKernel, get_game
 from heurtune.match.openings import start_of
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchSpec
@@ -166,12 +166,15 @@ def record_start(kernel: GameKernel, record: Mapping[str, Any], where: str) -> A
 
 def replay_moves(record: Mapping[str, Any], where: str = "game record") -> list[int]:
     """A recorded game's moves from the start (its opening's included) as the
-    kernel's moves; a move that is not legal where it stands is a
-    :class:`HeurtuneError` naming ``where``."""
+    kernel's moves; a move that is not legal where it stands (none is once the
+    game is over) is a :class:`HeurtuneError` naming ``where``."""
     kernel = get_game(record["game"])
     state = record_start(kernel, record, where)
     out = []
     for ply, text in enumerate(list(record["opening"]) + list(record["moves"]), start=1):
+        if kernel.outcome(state) != ONGOING:
+            raise HeurtuneError(f"{where}: ply {ply} {text!r} comes after the end of the game "
+                                f"({kernel.termination_reason(state)})")
         try:
             move = kernel.parse_move(state, text)
         except HeurtuneError:

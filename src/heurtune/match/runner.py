@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.games.registry import GameEntry, restore_games, runtime_games
 from heurtune.match.books import Book
-from heurtune.match.foreground import compiling, interruptible, log
+from heurtune.match.foreground import compiling, interruptible, log, signals_held
 from heurtune.match.openings import opening_classes, random_openings
 from heurtune.match.play import Adjudication, PairResult, play_pair
 from heurtune.match.stats import MatchStats, Sprt, SprtEstimate, count_faults, pair_outcome
@@ -364,6 +365,49 @@ def _die_with_parent(parent: int, pdeathsig: bool) -> None:
                      daemon=True).start()
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}  # what the driver handles for its workers
+
+
+@contextmanager
+def _stop_signals_blocked() -> Iterator[None]:
+    """Ctrl-C and SIGTERM blocked in this thread for the block: a process started
+    inside starts with them blocked (the mask is inherited across fork and exec),
+    and one that arrives meanwhile waits for the block's end here (or goes to
+    another thread)."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+class _QuietStartProcess(multiprocessing.context.SpawnProcess):
+    """A spawned worker that starts with Ctrl-C and SIGTERM blocked. A Ctrl-C at
+    a terminal goes to every process of the foreground group (and so may a
+    SIGTERM): a worker still importing (before :func:`_init_worker` ignores
+    them) died printing a ``KeyboardInterrupt`` traceback, a screenful for each
+    worker, and a worker that dies of SIGTERM breaks the pool while the driver
+    cancels its tasks (the pool's manager thread then fails them again: an
+    ``InvalidStateError`` traceback). Blocked from its first instruction, a
+    signal waits until the initializer ignores it, which discards it: the
+    driver alone handles it, and kills its workers (CPython starts its resource
+    tracker the same way)."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:
+        with _stop_signals_blocked():
+            return multiprocessing.context.SpawnProcess._Popen(process_obj)
+
+
+class _QuietStartContext(multiprocessing.context.SpawnContext):
+    """The spawn start method, with :class:`_QuietStartProcess` workers."""
+
+    Process = _QuietStartProcess
+
+
 class _FromMainThread:
     """Pickles as whether it is pickled in the main thread: a worker's
     ``pdeathsig``. The pool starts a worker (and pickles its initializer's
@@ -375,16 +419,26 @@ class _FromMainThread:
         return bool, (threading.current_thread() is threading.main_thread(),)
 
 
+def _left_to_the_driver(_signum: int, _frame: object) -> None:
+    """A worker's SIGTERM handler: nothing (the driver stops its workers). A
+    handler, not an ignored signal: the processes a worker starts (external
+    engines) get the default action back, as an ignored signal would not."""
+
+
 def _init_worker(games: tuple[GameEntry, ...] = (), parent: int | None = None,
                  pdeathsig: bool | _FromMainThread = True) -> None:
-    """Workers leave Ctrl-C to the driver, which stops them (no traceback from
-    each), know the games the driver registered at run time (plugins declared
-    by entry points they find themselves), and die with the driver (process
-    ``parent``; see :func:`_die_with_parent`). ``pdeathsig`` arrives as a bool
-    (see :class:`_FromMainThread`)."""
+    """Workers leave Ctrl-C and SIGTERM to the driver, which stops them (no
+    traceback from each: blocked from their start, see
+    :class:`_QuietStartProcess`), know the games the driver registered at run
+    time (plugins declared by entry points they find themselves), and die with
+    the driver (process ``parent``; see :func:`_die_with_parent`).
+    ``pdeathsig`` arrives as a bool (see :class:`_FromMainThread`)."""
     if parent is not None:
         _die_with_parent(parent, pdeathsig is True)
+    signal.signal(signal.SIGTERM, _left_to_the_driver)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # after: tests take it for "ready"
+    if hasattr(signal, "pthread_sigmask"):  # blocked since the start (_QuietStartProcess);
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # those pending are gone
     restore_games(games)
 
 
@@ -459,15 +513,25 @@ class MatchRunner:
         if self._pool is None:
             return
         pool, self._pool = self._pool, None
-        if stop:
-            for proc in list(getattr(pool, "_processes", {}).values()):  # no public way
-                proc.kill()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if not stop:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        # no public way to kill the workers: the pool's processes and manager thread
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        manager = getattr(pool, "_executor_manager_thread", None)
+        # shut down first, kill then: the manager thread drops the cancelled tasks
+        # before it sees a killed worker; the other way round it would mark them
+        # failed too, and CPython 3.11 raises InvalidStateError there, a traceback
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers:
+            proc.kill()
+        if manager is not None:
+            manager.join(timeout=10)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             release_idle()  # the workers start their engines; this process plays no game
-            ctx = multiprocessing.get_context("spawn")
+            ctx = _QuietStartContext()
             # the workers die with this process, even one killed by SIGKILL
             self._pool = ProcessPoolExecutor(
                 max_workers=self.jobs, mp_context=ctx, initializer=_init_worker,
@@ -528,11 +592,12 @@ class MatchRunner:
         indexed = list(zip(numbers, ops, strict=True))
         chunks = [indexed[k:k + size] for k in range(0, len(ops), size)]
         keep = keep_games if isinstance(keep_games, bool) else frozenset(keep_games)
-        pending: dict[Future[list[PairResult]], int] = {
-            pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed, keep,
-                        spec.adjudication): k
-            for chunk in chunks for k, spec in enumerate(specs)
-        }
+        with signals_held():  # a worker started is one the pool knows, and kills on Ctrl-C
+            pending: dict[Future[list[PairResult]], int] = {
+                pool.submit(_pairs_task, spec.a, spec.b, chunk, spec.seed, keep,
+                            spec.adjudication): k
+                for chunk in chunks for k, spec in enumerate(specs)
+            }
         order = {i: k for k, i in enumerate(numbers)}  # the given order
         try:
             while pending:
