@@ -303,10 +303,16 @@ def test_a_first_run_says_what_it_compiles(caplog) -> None:
 
 
 def test_quick_studies_exist_for_every_builtin_game() -> None:
+    """Every built-in game has a quick study; chess, whose engines worth tuning are
+    UCI engines, has its study of one in studies/chess/ (Toga II's)."""
+    from heurtune.games import get_game
     from tests.helpers import builtin_games
 
     quick = {p.stem for p in (ROOT / "studies" / "quick").glob("*.toml")}
-    assert set(builtin_games()) <= quick
+    uci = {g for g in builtin_games() if get_game(g).engine_protocol == "uci"}
+    assert set(builtin_games()) - uci <= quick
+    assert all((ROOT / "studies" / g).is_dir() and list((ROOT / "studies" / g).glob("*.toml"))
+               for g in uci)
 
 
 # -- position files: every move checked where it stands ------------------------
