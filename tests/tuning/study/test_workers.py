@@ -231,17 +231,32 @@ def test_resumed_and_repeated_runs_draw_distinct_reproducible_parameters(tmp_pat
 
 def test_a_trial_that_never_sent_a_heartbeat_becomes_stale(tmp_path, monkeypatch) -> None:
     """A worker that died between taking a trial and its first heartbeat: Optuna
-    alone would leave the trial RUNNING forever."""
+    alone would leave the trial RUNNING forever. Stale once more than the grace
+    period has passed since it started, by the storage's clock (here one the test
+    sets: not a second before, however slowly the machine got there)."""
+    import datetime as dt
+
     from heurtune.tuning.study import open_storage
+    from heurtune.tuning.study import storage as storage_module
 
     monkeypatch.setenv("HEURTUNE_HEARTBEAT", "1")
     monkeypatch.setenv("HEURTUNE_GRACE", "2")
     storage = open_storage(f"sqlite:///{tmp_path / 'nh.db'}")
     study = optuna.create_study(study_name="nh", storage=storage)
     trial = study.ask()  # RUNNING, and no heartbeat thread was ever started
-    assert trial._trial_id not in storage._get_stale_trial_ids(study._study_id)
-    time.sleep(2.5)
-    assert trial._trial_id in storage._get_stale_trial_ids(study._study_id)
+    start = storage.get_trial(trial._trial_id).datetime_start
+    assert start is not None
+    now = [start]
+
+    class Clock(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return now[0]
+
+    monkeypatch.setattr(storage_module, "datetime", Clock)
+    for passed, stale in ((0.0, False), (2.0, False), (2.001, True)):
+        now[0] = start + dt.timedelta(seconds=passed)
+        assert (trial._trial_id in storage._get_stale_trial_ids(study._study_id)) is stale, passed
 
 
 def test_a_grace_period_shorter_than_two_heartbeats_is_refused(tmp_path, monkeypatch) -> None:
