@@ -149,7 +149,7 @@ def test_a_match_in_worker_processes_records_faults(tmp_path: Path, capsys: Any)
 def test_protocol_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "proto.log"
     monkeypatch.setenv("HEURTUNE_PROTOCOL_LOG", str(log))
-    record, _ = _game(fake("illegal", timeout_ms=2000))
+    record, _ = _game(fake("illegal"))
     lines = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]
     assert "> uci" in lines and "< uciok" in lines and "> isready" in lines
     assert any(line.startswith("> position startpos moves d4 d2") for line in lines)
