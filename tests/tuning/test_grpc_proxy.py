@@ -139,7 +139,7 @@ def test_workers_through_the_proxy_on_a_new_postgres_database(tmp_path) -> None:
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                      for _ in range(2)]
             for p in procs:
-                _, err = p.communicate(timeout=120)
+                _, err = p.communicate(timeout=600)  # a guard: a first run compiles
                 assert p.returncode == 0, err[-3000:]
                 assert "Traceback" not in err
         trials = optuna.load_study(study_name="g", storage=db).get_trials(deepcopy=False)

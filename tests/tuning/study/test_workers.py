@@ -77,7 +77,9 @@ def worker(sf: str, url: str, *extra: str, env: dict[str, str] | None = None) ->
     )
 
 
-def finish(proc: subprocess.Popen, seconds: float = 240) -> tuple[int, str, str]:
+def finish(proc: subprocess.Popen, seconds: float = 600) -> tuple[int, str, str]:
+    """The worker's exit status and output; ``seconds`` only guards against a hang (a
+    worker on a cold cache compiles its searches first, slowly on a loaded machine)."""
     try:
         out, err = proc.communicate(timeout=seconds)
     except subprocess.TimeoutExpired:
