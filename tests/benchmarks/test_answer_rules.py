@@ -6,8 +6,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.benchmarks.test_duels_variants import _module
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 SCRIPT = ROOT / "benchmarks" / "answer_rules.py"
 

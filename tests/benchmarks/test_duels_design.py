@@ -6,7 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 DESIGN = ROOT / "benchmarks" / "duels_design.py"
 BEYOND = ROOT / "benchmarks" / "beyond_bounds.py"

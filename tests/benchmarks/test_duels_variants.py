@@ -14,6 +14,8 @@ from heurtune.tuning.samplers import duels
 from heurtune.tuning.samplers.quadratic import QuadraticModel
 from tests.helpers import ROOT, load_script
 
+pytestmark = pytest.mark.slow  # left out of the quick run
+
 SCRIPT = ROOT / "benchmarks" / "duels_variants.py"
 
 

@@ -4,7 +4,11 @@ the coordinate has widened."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import load_script
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 
 def test_at_the_edge_case_it_widens_toward_the_best(capsys) -> None:

@@ -6,7 +6,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 SCRIPT = ROOT / "benchmarks" / "one_weight.py"
 

@@ -11,6 +11,8 @@ import pytest
 import heurtune.tuning.samplers.duels as duels
 from tests.helpers import ROOT, load_script
 
+pytestmark = pytest.mark.slow  # left out of the quick run
+
 SCRIPT = ROOT / "benchmarks" / "step_trace.py"
 
 

@@ -156,6 +156,7 @@ def ref_threats(board: ref.Board, weights: dict[str, float], player: int) -> flo
     return v if player == stm else -v
 
 
+@pytest.mark.slow
 def test_threats_evaluation_matches_its_definition() -> None:
     h = get_heuristic("gomoku", "threats")
     rng = np.random.default_rng(5)
@@ -175,6 +176,7 @@ def test_threats_evaluation_matches_its_definition() -> None:
     assert checked > 20
 
 
+@pytest.mark.slow
 def test_threats_with_unit_weights_is_the_seeds_total_score_summed() -> None:
     """Every weight 1: a side's sum is the seed's total_score ** kappa0 summed over
     the empty points (the seed's score as a point of the family)."""

@@ -122,6 +122,7 @@ def test_a_defined_case_becomes_a_heuristic_and_plays(own_cases) -> None:
         assert OracleRunner().elo(base) == pytest.approx(-c.start_elo)
 
 
+@pytest.mark.slow
 def test_the_benchmark_lists_the_cases_and_takes_a_file_of_ones_own(tmp_path) -> None:
     mine = tmp_path / "mine.py"
     mine.write_text("from heurtune.engine.heuristics.oracle import define_case\n"
@@ -144,6 +145,7 @@ def test_the_benchmark_lists_the_cases_and_takes_a_file_of_ones_own(tmp_path) ->
     assert "outside the box" in fail.stderr
 
 
+@pytest.mark.slow
 def test_the_cliff_case_is_morris_fine_as_measured(own_cases) -> None:
     """``cliff`` (benchmarks/cases/real_shapes.py) validates on definition (its stated
     optimum is the box's best, its baseline 6.1 Elo below) and each parameter follows

@@ -133,6 +133,7 @@ def test_engine_file_round_trip(tmp_path: Path) -> None:
     assert again.process == cfg.process and dict(again.params) == dict(cfg.params)
 
 
+@pytest.mark.slow
 def test_a_match_in_worker_processes_records_faults(tmp_path: Path, capsys: Any) -> None:
     engine_file = tmp_path / "illegal.toml"
     fake("illegal").save(engine_file)

@@ -33,6 +33,7 @@ def _random_positions(count: int, seed: int, max_plies: int = 80) -> list[np.nda
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_alphabeta_value_equals_minimax(depth: int) -> None:
     s = Searcher(K, H)

@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="reads /proc; the parent-death signal is Linux's")
+pytestmark = [pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                 reason="reads /proc; the parent-death signal is Linux's"),
+              pytest.mark.slow]  # left out of the quick run
 
 WORKERS_TIMEOUT_S = 180.0  # the driver compiles (or loads) the search first
 DEATH_CPU_S = 5.0  # the most CPU seconds a process may spend after the driver's death

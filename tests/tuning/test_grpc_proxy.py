@@ -238,6 +238,7 @@ def test_an_unreachable_or_bad_proxy_is_one_line(tmp_path, capsys, monkeypatch, 
         assert err.startswith("heurtune: error: ") and says.format(port=port) in err, err
 
 
+@pytest.mark.slow
 def test_a_proxy_that_dies_under_a_worker_is_one_line(tmp_path) -> None:
     db = f"sqlite:///{tmp_path / 'd.db'}"
     sf = study_file(tmp_path, trials=400)
@@ -262,6 +263,7 @@ def test_a_proxy_that_dies_under_a_worker_is_one_line(tmp_path) -> None:
     assert len(lines) == 1 and "the storage proxy" in lines[0], err[-3000:]
 
 
+@pytest.mark.slow
 def test_confirm_report_export_and_the_dashboard_work_through_the_proxy(tmp_path,
                                                                         capsys) -> None:
     """Every command that reads or writes a study does so through the proxy: the

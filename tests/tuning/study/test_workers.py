@@ -141,6 +141,7 @@ def check_together(url: str, sf: str, workers: int = 4, target: int = 8) -> None
     assert not stray, [(t.number, t.state) for t in stray]
 
 
+@pytest.mark.slow
 def test_workers_started_together_on_a_new_local_storage(tmp_path) -> None:
     check_together(f"sqlite:///{tmp_path / 'new.db'}", study_file(tmp_path))
 
@@ -197,6 +198,7 @@ def subprocess_cli(*argv: str, env: dict[str, str] | None = None) -> tuple[int, 
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
                                            (signal.SIGTERM, 143, "terminated")])
 def test_sigint_and_sigterm_stop_a_trial_in_one_line(tmp_path, sig, code, word) -> None:

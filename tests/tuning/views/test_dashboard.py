@@ -56,6 +56,7 @@ def test_dashboard_refuses_a_missing_storage(tmp_path, capsys) -> None:
     assert "does not exist" in capsys.readouterr().err and not db.exists()
 
 
+@pytest.mark.slow
 def test_dashboard_is_read_only_by_default(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'd.db'}"
     optuna.create_study(study_name="kept", storage=url).optimize(
