@@ -37,6 +37,7 @@ def _signalled(tmp_path, sig: int, delay: float = 0.0) -> tuple[int, str, int, s
     return port, line, proc.returncode, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
                                            (signal.SIGTERM, 143, "terminated")])
 def test_the_proxy_says_where_it_listens_and_stops_on_a_signal(tmp_path, sig, code,

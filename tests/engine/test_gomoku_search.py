@@ -105,7 +105,7 @@ def kernel_classes(state: np.ndarray) -> dict[tuple[int, int, int, int], int]:
     return out
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 @pytest.mark.parametrize("size,exact", [(9, 0), (9, 1), (15, 0)])
 def test_line_classes_candidates_and_key_agree_with_the_reference(size: int, exact: int) -> None:
     buf = np.empty((1, KERNEL.max_moves), dtype=np.int64)

@@ -75,7 +75,7 @@ def test_random_games_agree_with_the_reference(rules: dict[str, int]) -> None:
     assert results <= {"win0", "win1", "draw"}
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 def test_greedy_games_reach_real_wins_on_both_camp_rules() -> None:
     """Camp-filling wins, the blocked camp that only camp_rule 1 resolves, and the
     ply-limit adjudication all occur (the reference's greedy mover drives them)."""
@@ -246,7 +246,7 @@ SEED_FORMULAS = {"distance": _seed_distance, "wall_corner": _seed_wall_corner,
                  "dispersion": _seed_dispersion, "manhattan": _seed_manhattan}
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 @pytest.mark.parametrize("name", sorted(SEED_FORMULAS))
 def test_seed_heuristics_reproduce_the_seed_on_random_positions(name: str) -> None:
     h = heuristics("halma")[name]

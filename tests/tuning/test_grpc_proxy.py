@@ -312,7 +312,7 @@ def test_confirm_report_export_and_the_dashboard_work_through_the_proxy(tmp_path
     assert "confirmation" in study.user_attrs  # stored through the proxy
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 def test_a_killed_worker_behind_the_proxy_is_retried(tmp_path) -> None:
     """A worker killed outright (its process group, SIGKILL) while playing a trial
     behind the proxy: the next worker fails the trial once its heartbeats have

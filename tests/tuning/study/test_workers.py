@@ -162,7 +162,7 @@ def test_workers_started_together_on_a_new_postgres_database(tmp_path) -> None:
             conn.execute(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 def test_a_killed_workers_trial_is_retried_even_when_the_target_is_reached(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 'kill.db'}"
     # a deep search: a trial of a few seconds to kill in (at depth 2 it took ~1.5 s, and
