@@ -125,6 +125,7 @@ def _exact_paths(board: ref.Board) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("feature", [p.name for p in WEIGHTED_SPACE.params])
 def test_weighted_features_match_the_reference(feature: str) -> None:
     """Each weight of the family, on its own, scores like the plain-Python formula."""
