@@ -18,20 +18,60 @@ def pytest_configure(config: pytest.Config) -> None:
     not inherited across exec, so the processes they start get the default too."""
     import signal
 
+    if config.getoption("--all") and config.getoption("--rest"):
+        raise pytest.UsageError("--all and --rest: give one (--rest is what --all adds)")
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests marked ``last`` run after the others (pytest-xdist hands tests out in
+# What the quick run (the README's `pytest`) leaves out: `pytest --rest` runs just
+# these (CI runs them after the quick run), `pytest --all` everything.
+LEFT_OUT = ("slow", "postgres", "browser")
+
+
+def _quick(config: pytest.Config) -> bool:
+    """Whether this is the quick run: none of --all, --rest and -m given, and no
+    test named by its id (``FILE::TEST``: a test asked for by name runs, whatever
+    its marks)."""
+    return not (config.getoption("--all") or config.getoption("--rest")
+                or config.option.markexpr or any("::" in arg for arg in config.args))
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if config.getoption("--rest"):
+        return f"the rest: only the tests marked {', '.join(LEFT_OUT)}"
+    if _quick(config):
+        return (f"the quick run: tests marked {', '.join(LEFT_OUT)} are left out "
+                "(pytest --all runs everything)")
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The quick run leaves out the tests marked slow, postgres or browser, and
+    ``--rest`` runs only those (CI runs the quick run, then ``--rest``).
+
+    Tests marked ``last`` run after the others (pytest-xdist hands tests out in
     this order): the cache-reload test plays every heuristic's search in fresh
     processes, and there it finds them compiled by the tests before it, not
     compiling them all itself (on two cores from a fresh clone: 115 s run among
     the first, 11 s run last)."""
+    rest = config.getoption("--rest")
+    if rest or _quick(config):
+        left = {item for item in items if any(item.get_closest_marker(m) for m in LEFT_OUT)}
+        gone = [item for item in items if (item in left) != rest]
+        if gone:
+            config.hook.pytest_deselected(items=gone)
+            items[:] = [item for item in items if (item in left) == rest]
     items.sort(key=lambda item: item.get_closest_marker("last") is not None)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--all", action="store_true",
+                     help="run every test, also those the quick run leaves out (marked "
+                          f"{', '.join(LEFT_OUT)})")
+    parser.addoption("--rest", action="store_true",
+                     help="run only the tests the quick run leaves out (CI runs them "
+                          "after it)")
     parser.addoption("--screenshots", default=None, metavar="DIR",
                      help="also save the browser tests' screenshots in DIR (docs/img: the "
                           "README's)")

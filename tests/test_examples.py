@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 
 def test_the_library_example_runs(tmp_path) -> None:

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # left out of the quick run
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "cli_start.py"
 
 

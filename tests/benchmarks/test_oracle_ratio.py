@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers import ROOT, load_script
 
+pytestmark = pytest.mark.slow  # left out of the quick run
+
 SCRIPT = ROOT / "benchmarks" / "oracle.py"
 MARKS = [1000, 2000, 4000, 8000, 16000]
 

@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow  # left out of the quick run
+
 PAIRS = 40  # confirmation pairs (80 games)
 BUDGETS = (200, 400)
 

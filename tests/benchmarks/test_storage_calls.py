@@ -7,7 +7,11 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 
 def test_batched_writes_take_a_transaction_each_time_instead_of_one_per_write(tmp_path) -> None:

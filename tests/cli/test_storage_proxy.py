@@ -37,6 +37,7 @@ def _signalled(tmp_path, sig: int, delay: float = 0.0) -> tuple[int, str, int, s
     return port, line, proc.returncode, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
                                            (signal.SIGTERM, 143, "terminated")])
 def test_the_proxy_says_where_it_listens_and_stops_on_a_signal(tmp_path, sig, code,
@@ -49,6 +50,7 @@ def test_the_proxy_says_where_it_listens_and_stops_on_a_signal(tmp_path, sig, co
     assert (tmp_path / "s.db").exists()  # the proxy created the database
 
 
+@pytest.mark.slow
 def test_a_ctrl_c_just_after_the_word_still_exits_130(tmp_path) -> None:
     """"listening" is said once the server listens: a Ctrl-C a few milliseconds after
     it once landed in gRPC's lazy import, and the process then died by the signal
@@ -61,6 +63,7 @@ def test_a_ctrl_c_just_after_the_word_still_exits_130(tmp_path) -> None:
         assert (status, err) == (130, "heurtune: interrupted\n"), delay
 
 
+@pytest.mark.slow
 def test_a_port_in_use_is_one_line(tmp_path, capsys) -> None:
     with proxy(f"sqlite:///{tmp_path / 'a.db'}") as (url, _):
         port = url.rsplit(":", 1)[1]

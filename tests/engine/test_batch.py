@@ -16,7 +16,10 @@ from tests.match.test_positions import random_lines
 SHIPPED = {"morris": "phased", "gomoku": "threats", "halma": "family", "isolation": "weighted"}
 
 
-@pytest.mark.parametrize("game", sorted(SHIPPED))
+# the quick run: Isolation's (weighted is compiled for other quick tests too); the
+# others' heuristics are compiled by no other quick test
+@pytest.mark.parametrize("game", [g if g == "isolation" else pytest.param(g, marks=pytest.mark.slow)
+                                  for g in sorted(SHIPPED)])
 def test_batch_values_are_the_heuristics_own(game: str) -> None:
     s = sample_positions(game, {}, random_lines(game, 3, 5, opening=0), seed=1, per_game=25)
     kernel = get_game(game)

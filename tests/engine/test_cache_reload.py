@@ -54,7 +54,7 @@ def _run() -> dict[str, list[int]]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.mark.slow  # over ~20 s from a cold cache (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s from a cold cache: left out of the quick run
 @pytest.mark.last  # run last, it loads what the other tests compiled (tests/conftest.py)
 def test_every_heuristic_reloads_from_the_cache() -> None:
     first = _run()

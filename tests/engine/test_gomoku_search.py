@@ -105,7 +105,7 @@ def kernel_classes(state: np.ndarray) -> dict[tuple[int, int, int, int], int]:
     return out
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 @pytest.mark.parametrize("size,exact", [(9, 0), (9, 1), (15, 0)])
 def test_line_classes_candidates_and_key_agree_with_the_reference(size: int, exact: int) -> None:
     buf = np.empty((1, KERNEL.max_moves), dtype=np.int64)
@@ -156,6 +156,7 @@ def ref_threats(board: ref.Board, weights: dict[str, float], player: int) -> flo
     return v if player == stm else -v
 
 
+@pytest.mark.slow
 def test_threats_evaluation_matches_its_definition() -> None:
     h = get_heuristic("gomoku", "threats")
     rng = np.random.default_rng(5)
@@ -175,6 +176,7 @@ def test_threats_evaluation_matches_its_definition() -> None:
     assert checked > 20
 
 
+@pytest.mark.slow
 def test_threats_with_unit_weights_is_the_seeds_total_score_summed() -> None:
     """Every weight 1: a side's sum is the seed's total_score ** kappa0 summed over
     the empty points (the seed's score as a point of the family)."""
@@ -194,6 +196,7 @@ def test_threats_with_unit_weights_is_the_seeds_total_score_summed() -> None:
     assert value == pytest.approx(seed_sums[stm] - 0.25 * seed_sums[1 - stm], rel=1e-12)
 
 
+@pytest.mark.slow
 def test_prepare_hook_builds_the_class_table() -> None:
     h = get_heuristic("gomoku", "threats")
     arr = h.to_array({})
@@ -204,6 +207,7 @@ def test_prepare_hook_builds_the_class_table() -> None:
     assert seed.to_array({}).tolist() == seed.space.to_array({}).tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup,expected", [
     ("h8 h9 i8 i9 j8 j9 k8 k9", {"g8", "l8"}),  # Black to move wins at once
     ("h8 h9 i8 i9 j8 j9 k8", {"g8", "l8"}),  # White must block the four (either end)
@@ -225,6 +229,7 @@ def test_candidate_search_wins_and_blocks(setup: str, expected: set[str] | None)
         assert r.depth >= 2 and r.nodes <= 4000 + 500
 
 
+@pytest.mark.slow
 def test_candidates_are_a_subset_of_the_legal_moves_in_the_search() -> None:
     """At depth 1 the best over the candidates is at most the best over every
     point, and it is found with fewer nodes."""

@@ -62,6 +62,7 @@ def test_seed_heuristic_known_values() -> None:
     assert h.evaluate(state, p, 0) == pytest.approx(2.0 / 42.0)
 
 
+@pytest.mark.slow
 def test_phased_defaults_play_exactly_like_seed() -> None:
     seed_h = get_heuristic("morris", "seed")
     phased = get_heuristic("morris", "phased")

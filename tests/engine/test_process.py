@@ -134,6 +134,7 @@ def test_engine_file_round_trip(tmp_path: Path) -> None:
     assert again.process == cfg.process and dict(again.params) == dict(cfg.params)
 
 
+@pytest.mark.slow
 def test_a_match_in_worker_processes_records_faults(tmp_path: Path, capsys: Any) -> None:
     engine_file = tmp_path / "illegal.toml"
     fake("illegal").save(engine_file)
@@ -150,7 +151,7 @@ def test_a_match_in_worker_processes_records_faults(tmp_path: Path, capsys: Any)
 def test_protocol_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "proto.log"
     monkeypatch.setenv("HEURTUNE_PROTOCOL_LOG", str(log))
-    record, _ = _game(fake("illegal", timeout_ms=2000))
+    record, _ = _game(fake("illegal"))
     lines = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]
     assert "> uci" in lines and "< uciok" in lines and "> isready" in lines
     assert any(line.startswith("> position startpos moves d4 d2") for line in lines)

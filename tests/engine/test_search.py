@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from heurtune.engine.heuristic import get_heuristic
-from heurtune.engine.search import WIN_SCORE, Searcher
+from heurtune.engine.search import C_NODES, WIN_SCORE, Searcher
 from heurtune.games import ONGOING, get_game
 from heurtune.games import morris as km
 
@@ -33,6 +33,7 @@ def _random_positions(count: int, seed: int, max_plies: int = 80) -> list[np.nda
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_alphabeta_value_equals_minimax(depth: int) -> None:
     s = Searcher(K, H)
@@ -91,34 +92,53 @@ def test_node_budget_is_respected() -> None:
 
 
 def test_time_limit_stops_the_search() -> None:
+    """The timer sets the stop flag once ``time_ms`` has passed, and the search then
+    stops within the 1,024 nodes between two looks at the flag (budgets apply once
+    the first iteration, one node per root move, is done): counted in nodes, which
+    a loaded machine does not stretch as it does the wall clock."""
     s = Searcher(K, H)
     state = _random_positions(1, 6, 30)[0]
     s.search(state, P, algorithm="alphabeta", depth=1)  # compiled
-    t0 = time.perf_counter()
+    at_stop: list[int] = []
+    stop = s._stop
+
+    def stop_and_count() -> None:  # what the timer calls
+        stop()
+        at_stop.append(int(s.ctx[C_NODES]))  # read after the flag is set: never too few
+
+    s._stop = stop_and_count
     res = s.search(state, P, algorithm="alphabeta", depth=100, time_ms=200)
-    elapsed = time.perf_counter() - t0
-    assert res.depth >= 1 and elapsed < 2.0
+    assert len(at_stop) == 1, "the timer did not stop the search"
+    assert 1 <= res.depth < 98 and res.seconds >= 0.2  # stopped by the timer, not done
+    assert res.nodes <= max(at_stop[0], res.legal_moves) + 1024, (res.nodes, at_stop)
 
 
 def test_search_releases_the_gil() -> None:
+    """While a search runs in another thread, this thread runs too: between its own
+    steps it sees the search's node count move, 100 times, before the search has
+    returned. A search holding the GIL would let it run only before the search
+    starts and after it ends (at its time limit, a minute later)."""
     s = Searcher(K, H)
     state = K.new_state()
     s.search(state, P, algorithm="alphabeta", depth=1)  # compiled
-    ticks = 0
     done = threading.Event()
 
     def run() -> None:
-        s.search(state, P, algorithm="alphabeta", depth=100, time_ms=1000)
+        s.search(state, P, algorithm="alphabeta", depth=100, time_ms=60_000)  # until stopped
         done.set()
 
     t = threading.Thread(target=run)
     t.start()
-    while not done.is_set():
-        ticks += 1
+    moves, last = 0, int(s.ctx[C_NODES])
+    while moves < 100 and not done.is_set():
         time.sleep(0.001)
+        now = int(s.ctx[C_NODES])
+        moves += now != last
+        last = now
+    searching = not done.is_set()
+    s._stop()
     t.join()
-    # a search holding the GIL would have starved this loop (a few ticks at most)
-    assert ticks > 100
+    assert searching and moves == 100, moves
 
 
 def test_search_rejects_arrays_it_cannot_view() -> None:

@@ -21,7 +21,11 @@ from heurtune.engine.search import Searcher
 from heurtune.games import get_game
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "search_golden.json").read_text())
-CASES = sorted({(g["game"], g["heuristic"]) for g in GOLDEN["searches"]})
+# the quick run plays the heuristics other quick tests compile as well; the rest
+# (a search each to compile) wait for the whole run
+QUICK = {("isolation", "weighted"), ("isolation", "improved"), ("morris", "seed")}
+CASES = [case if case in QUICK else pytest.param(*case, marks=pytest.mark.slow)
+         for case in sorted({(g["game"], g["heuristic"]) for g in GOLDEN["searches"]})]
 
 
 @pytest.mark.parametrize("game,heuristic", CASES)

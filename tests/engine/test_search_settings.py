@@ -20,8 +20,10 @@ SETTINGS = [
 ]
 
 
-@pytest.mark.parametrize("game,heuristic,depth", [("isolation", "improved", 6),
-                                                  ("isolation", "custom", 5)])
+@pytest.mark.parametrize("game,heuristic,depth", [
+    ("isolation", "improved", 6),
+    pytest.param("isolation", "custom", 5, marks=pytest.mark.slow),  # a search to compile
+])
 def test_every_setting_finds_the_minimax_value(game: str, heuristic: str, depth: int) -> None:
     # Isolation has no repetition, so a table cannot change a fixed-depth value
     kernel = get_game(game)

@@ -46,6 +46,7 @@ RULES = {"morris": [{}, {"flying": 0, "double_removal": 1, "max_plies": 60}],
          "chess": [{}, {"chess960": 1}]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_the_public_check_passes(name: str) -> None:
     report = check_game(name, RULES[name][:1], games=3)
@@ -74,7 +75,8 @@ def _random_game(kernel, rules, rng, near_opening: bool):
     yield state, kernel.legal_moves(state)
 
 
-@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("name", [g if g in ("isolation", "morris") else  # the quick run's
+                                  pytest.param(g, marks=pytest.mark.slow) for g in KERNELS])
 def test_make_unmake_hash_bounds_and_length(name: str) -> None:
     kernel = get_game(name)
     rng = np.random.default_rng(20261122)
@@ -115,6 +117,7 @@ def _candidates(kernel, state):
     return [int(m) for m in buf[0, :n]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KERNELS)
 def test_search_leaves_the_position_unchanged(name: str) -> None:
     kernel = get_game(name)

@@ -72,6 +72,7 @@ def _kernel_perft_by_hand(state: np.ndarray, depth: int) -> int:
     return total
 
 
+@pytest.mark.slow
 def test_perft_start_15x15() -> None:
     board = ref.Board()
     assert _ref_perft(board, 1) == 225 and perft(K, 1) == 225
@@ -79,6 +80,7 @@ def test_perft_start_15x15() -> None:
     assert perft(K, 2, K.new_state()) == 50_400
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [7, 19])
 def test_perft_start_other_sizes(size: int) -> None:
     n = size * size
@@ -88,6 +90,7 @@ def test_perft_start_other_sizes(size: int) -> None:
         assert perft(K, 3, state) == n * (n - 1) * (n - 2) == _ref_perft(ref.Board(size), 3)
 
 
+@pytest.mark.slow
 def test_perft_near_the_end_of_dense_games() -> None:
     """Perft 3 a few plies before a five: won children count as leaves, both ways."""
     positions = 0
@@ -233,6 +236,7 @@ def _games(seeds: range, size: int, exact: int, side: int | None = None) -> Coun
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size,exact,games", [(15, 0, 30), (15, 1, 30), (9, 0, 200), (9, 1, 200)])
 def test_uniform_random_games(size: int, exact: int, games: int) -> None:
     seen = _games(range(games), size, exact)
@@ -245,6 +249,7 @@ def test_uniform_random_games(size: int, exact: int, games: int) -> None:
         assert seen["overline_win"] >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exact", [0, 1])
 def test_full_board_games_on_7x7(exact: int) -> None:
     """Uniform random games on the smallest board, many of them to a full board."""
@@ -259,6 +264,7 @@ def test_full_board_games_on_7x7(exact: int) -> None:
         assert seen["overline_win"] >= 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("exact", [0, 1])
 def test_dense_random_games(exact: int) -> None:
     """Moves from a small square so that fives, overlines and exact-five refusals happen."""

@@ -67,6 +67,7 @@ def _random(ref: RefHalma, rng: random.Random) -> tuple[int, int]:
     return rng.choice(sorted(ref.legal_moves()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [{"max_plies": 150}, {"chain_jumps": 0, "max_plies": 150},
                                    {"camp_rule": 1, "max_plies": 100, "adjudicate": 0}])
 def test_random_games_agree_with_the_reference(rules: dict[str, int]) -> None:
@@ -74,7 +75,7 @@ def test_random_games_agree_with_the_reference(rules: dict[str, int]) -> None:
     assert results <= {"win0", "win1", "draw"}
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 def test_greedy_games_reach_real_wins_on_both_camp_rules() -> None:
     """Camp-filling wins, the blocked camp that only camp_rule 1 resolves, and the
     ply-limit adjudication all occur (the reference's greedy mover drives them)."""
@@ -245,7 +246,7 @@ SEED_FORMULAS = {"distance": _seed_distance, "wall_corner": _seed_wall_corner,
                  "dispersion": _seed_dispersion, "manhattan": _seed_manhattan}
 
 
-@pytest.mark.slow  # over ~20 s (a quick run: pytest -m 'not slow')
+@pytest.mark.slow  # over ~20 s: left out of the quick run
 @pytest.mark.parametrize("name", sorted(SEED_FORMULAS))
 def test_seed_heuristics_reproduce_the_seed_on_random_positions(name: str) -> None:
     h = heuristics("halma")[name]
@@ -268,6 +269,7 @@ def test_seed_heuristics_reproduce_the_seed_on_random_positions(name: str) -> No
     assert checked > 100
 
 
+@pytest.mark.slow
 def test_wall_corner_as_intended_scores_edges_only_under_own_pieces() -> None:
     h = heuristics("halma")["wall_corner"]
     state = HALMA.new_state()
@@ -276,6 +278,7 @@ def test_wall_corner_as_intended_scores_edges_only_under_own_pieces() -> None:
     assert as_coded - intended == pytest.approx(sum(SEED_EDGES[0].values()))  # none reached yet
 
 
+@pytest.mark.slow
 def test_cli_perft_and_a_match(capsys) -> None:
     assert main(["perft", "halma", "2"]) == 0
     assert capsys.readouterr().out.strip() == "1600"
@@ -283,6 +286,7 @@ def test_cli_perft_and_a_match(capsys) -> None:
     assert "chain_jumps" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_family_defaults_are_distance_and_its_terms_move_the_score() -> None:
     hs = heuristics("halma")
     fam, dist = hs["family"], hs["distance"]

@@ -37,6 +37,7 @@ def _walk(seed: int):
         board = board.forecast(move)
 
 
+@pytest.mark.slow
 def test_kernel_agrees_with_reference_on_random_games() -> None:
     plies = 0
     for seed in range(3000):
@@ -60,6 +61,7 @@ def test_make_unmake_restores_everything() -> None:
             assert np.array_equal(state[: ki.HIST], live)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name,formula",
     [("open", ref.open_score), ("center", ref.center_score), ("improved", ref.improved_score),
@@ -88,6 +90,7 @@ def test_weighted_defaults_are_improved() -> None:
             assert w.evaluate(state, pw, player) == imp.evaluate(state, pi, player)
 
 
+@pytest.mark.slow
 def test_custom_3_intent_prefers_positive_and_close() -> None:
     h = get_heuristic("isolation", "custom_3_intent")
     params = h.space.to_array({})
@@ -122,6 +125,7 @@ def _exact_paths(board: ref.Board) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("feature", [p.name for p in WEIGHTED_SPACE.params])
 def test_weighted_features_match_the_reference(feature: str) -> None:
     """Each weight of the family, on its own, scores like the plain-Python formula."""

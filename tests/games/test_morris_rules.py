@@ -35,6 +35,7 @@ def _kernel_state(moves: list[str], rules: dict | None = None) -> np.ndarray:
     return state
 
 
+@pytest.mark.slow
 def test_perft_agrees_with_reference_midgame() -> None:
     # a position with mills, removals and sliding: perft 3 from it, both ways
     rng = random.Random(5)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from heurtune.games import get_game
 from heurtune.match.openings import opening_images, random_openings
@@ -120,6 +121,7 @@ def test_morris_images_are_the_hashes_of_the_transformed_positions() -> None:
         assert set(k.symmetry_hashes(state)) == expected
 
 
+@pytest.mark.slow
 def test_two_ply_isolation_has_315_classes_and_a_match_draws_each_once() -> None:
     from heurtune.match.openings import opening_classes
 

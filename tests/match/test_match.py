@@ -41,6 +41,7 @@ def test_seed_ab_plays_the_seeds_games() -> None:
     assert same >= 8 and result.stats.score == 0.5
 
 
+@pytest.mark.slow
 def test_match_reproduces_whatever_the_number_of_jobs() -> None:
     a, b = preset("morris:ab"), preset("morris:seed")
     spec = MatchSpec(a, b, pairs=4, seed=11)
@@ -52,6 +53,7 @@ def test_match_reproduces_whatever_the_number_of_jobs() -> None:
     assert one.to_dict() == two.to_dict()
 
 
+@pytest.mark.slow
 def test_chunked_pairs_reproduce_too() -> None:
     """With enough pairs, workers get several per task; the results stay the same."""
     a = preset("isolation:ab_improved")
@@ -104,6 +106,7 @@ def _match_json(capsys, *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.slow
 def test_sprt_match_decides_on_pairs_in_opening_order_for_any_jobs(capsys) -> None:
     args = ("isolation:ab_improved", "isolation:random", "--sprt", "0,100", "--seed", "2",
             "--opening-plies", "3", "--max-pairs", "200")
@@ -125,6 +128,7 @@ def test_sprt_stops_at_the_cap_without_a_verdict(capsys) -> None:
     assert out["sprt"]["verdict"] is None and out["pairs"] == 4
 
 
+@pytest.mark.slow
 def test_every_opening_class_once(capsys) -> None:
     out = _match_json(capsys, "isolation:random", "isolation:mm_center", "--pairs", "all")
     assert out["pairs"] == 315

@@ -122,6 +122,7 @@ def test_terminations_say_why() -> None:
             assert any(e in reason for e in expected[game]), (game, reason)
 
 
+@pytest.mark.slow
 def test_match_games_are_the_same_for_any_jobs(tmp_path, capsys) -> None:
     files = []
     for jobs in (1, 2):

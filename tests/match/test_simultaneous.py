@@ -29,6 +29,7 @@ def equicorrelated_critical(k: int, rho: float, confidence: float) -> float:
     return float(optimize.brentq(lambda c: coverage(c) - confidence, 0.5, 6.0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("k", "rho"), [(1, 0.0), (3, 0.0), (3, 0.5), (5, 0.5), (8, 0.3)])
 def test_the_critical_value_matches_an_independent_integral(k: int, rho: float) -> None:
     corr = np.full((k, k), rho) + (1.0 - rho) * np.eye(k)
@@ -58,6 +59,7 @@ def simulated_pairs(rng: np.random.Generator, engines: int, pairs: int, draw: fl
     return np.asarray(games.mean(axis=2))
 
 
+@pytest.mark.slow
 def test_the_picked_winners_max_t_claim_holds_its_error_rate() -> None:
     """K = 4 equal candidates and the baseline on 100 shared pairs, 400 runs:
     'the winner is better than the baseline' (its lower bound above 0) is

@@ -59,6 +59,7 @@ def test_an_interval_never_collapses_and_one_pair_changes_it_little() -> None:
     assert score_interval([1.0] * 10)[2] == 1.0 and score_interval([0.0] * 10)[1] == 0.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pairs", [8, 20, 200])
 def test_simulated_coverage_is_at_least_nominal(pairs: int) -> None:
     """Pairs drawn from three pentanomial distributions: the 95% interval covers the
@@ -235,6 +236,7 @@ def test_normalized_sprt_scores_use_the_observed_spread() -> None:
     assert s0 == pytest.approx(0.5) and s1 == pytest.approx(0.5 + 20 / (800 / math.log(10)) * sigma)
 
 
+@pytest.mark.slow
 def test_normalized_sprt_error_rates_by_simulation() -> None:
     rng = np.random.default_rng(8)
     sprt = Sprt(0.0, 80.0, model="normalized")

@@ -58,6 +58,7 @@ def _normalized_llr_by_optimisation(counts: list[int], nelo0: float, nelo1: floa
     return float((n * np.log(p1 / p0)).sum())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("counts", "bounds"), [
     ([10, 20, 40, 20, 10], (0.0, 20.0)),
     ([3, 9, 30, 15, 7], (-10.0, 30.0)),
@@ -146,6 +147,7 @@ def _simulated_outcome_cdf(gamma: float, tau: float, y: float, rng: np.random.Ge
     return float(np.mean(below | (running & (x <= y))))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("gamma", "tau", "y"), [
     (0.0, 10.0, UPPER), (0.5, 5.0, UPPER), (-0.5, 8.0, LOWER), (0.2, 20.0, 1.0),
     (1.5, 2.0, UPPER), (0.3, 30.0, -0.5), (-2.0, 0.05, LOWER),  # the last: images
@@ -217,6 +219,7 @@ def _errors(truth: float, runs: int, seed: int) -> tuple[np.ndarray, np.ndarray,
     return plain, corrected, covered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("truth", [0.0, 40.0])
 def test_the_corrected_estimate_removes_most_of_the_stop_bias(truth: float) -> None:
     """At either bound of a [0, 40] test the plain Elo of the pairs is off by 7 to 10
@@ -232,6 +235,7 @@ def test_the_corrected_estimate_removes_most_of_the_stop_bias(truth: float) -> N
     assert covered >= 0.91, covered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("truth", [-60.0, 120.0])
 def test_the_corrected_estimate_holds_beyond_the_bounds(truth: float) -> None:
     """Far outside [0, 40] the stop hardly biases the plain figures, and the
@@ -273,6 +277,7 @@ def test_far_beyond_the_bounds_the_estimate_is_the_plain_one() -> None:
 
 # -- the pair cap --------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_pair_cap_lets_95_percent_of_tests_decide() -> None:
     """A [0, 40] test at its slowest (a truth midway between the hypotheses): with the
     cap derived from the pair variance, about 95% of simulated tests decide in time."""
@@ -311,6 +316,7 @@ def test_the_pair_cap_rejects_nonsense() -> None:
             sprt_pair_cap(Sprt(0.0, 5.0), **kwargs)
 
 
+@pytest.mark.slow
 def test_a_test_at_its_cap_says_how_many_more_pairs_a_verdict_would_take() -> None:
     """The forecast from where the LLR stands, checked by carrying on simulated tests
     that score like the pairs so far."""

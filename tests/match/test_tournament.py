@@ -89,6 +89,7 @@ def test_perfect_records_are_flagged() -> None:
     assert all(r["perfect_record"] for r in result.to_dict()["ratings"])
 
 
+@pytest.mark.slow
 def test_tournament_table_csv_json_and_reproducibility() -> None:
     agents = [preset("isolation:ab_improved"), preset("isolation:ab_custom")]
     opponents = [preset("isolation:random"), preset("isolation:mm_improved")]

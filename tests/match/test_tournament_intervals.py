@@ -88,6 +88,7 @@ def _sandwich_by_numerical_derivatives(
     return fit, inv @ (meat * count / (count - 1)) @ inv, count
 
 
+@pytest.mark.slow
 def test_grouped_intervals_match_an_independent_sandwich() -> None:
     rng = np.random.default_rng(4)
     records, groups = _tournament(rng, openings=12)
@@ -139,6 +140,7 @@ def _coverage(rng: np.random.Generator, runs: int, openings: int = 12,
             "ratings_after": rated_after / rated, "ratings_before": rated_before / rated}
 
 
+@pytest.mark.slow
 def test_intervals_cover_the_rating_differences_with_a_dozen_openings() -> None:
     """300 simulated tournaments of 12 openings (5 players, 6 cells): the grouped
     intervals cover the true rating differences (and centred ratings) at least 93%

@@ -15,6 +15,8 @@ import pytest
 
 from tests.helpers import ROOT, cli
 
+pytestmark = pytest.mark.slow  # left out of the quick run
+
 SOURCE = ROOT / "examples" / "isolation-engine-c"
 
 

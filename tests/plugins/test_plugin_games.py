@@ -29,6 +29,7 @@ def test_connect4_conforms() -> None:
     assert [perft(get_game("connect4"), d) for d in range(1, 6)] == [7, 49, 343, 2401, 16807]
 
 
+@pytest.mark.slow
 def test_pyisolation_same_records_as_the_kernel(tmp_path: Path, capsys: Any) -> None:
     """A match between the same engines, Isolation written both ways: the same
     games, move for move (the openings too: same move numbers, same symmetries).
@@ -48,6 +49,7 @@ def test_pyisolation_same_records_as_the_kernel(tmp_path: Path, capsys: Any) -> 
     assert out["isolation"] == out["pyisolation"]
 
 
+@pytest.mark.slow
 def test_connect4_commands(tmp_path: Path, capsys: Any) -> None:
     games = tmp_path / "c4.jsonl"
     code, text, _ = cli(capsys, "match", "connect4:baseline", "connect4:random", "--pairs", "2",

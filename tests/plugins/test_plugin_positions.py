@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import optuna
+import pytest
 
 from heurtune.engine import EngineConfig
 from heurtune.engine.batch import PositionEvaluator
@@ -17,6 +18,8 @@ from heurtune.games import get_game
 from heurtune.match.positions import load_positions
 from heurtune.tuning.study import schema
 from tests.helpers import cli
+
+pytestmark = pytest.mark.slow  # left out of the quick run
 
 
 def test_connect4_positions_and_a_study_on_them(tmp_path: Path, capsys: Any,

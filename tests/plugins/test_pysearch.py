@@ -62,6 +62,7 @@ def test_xorshift_matches_the_compiled_generator() -> None:
         assert [int(rand(rng)) for _ in range(50)] == [mine.next() for _ in range(50)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm,depth,ties", [
     ("alphabeta", 4, "first"), ("alphabeta", 4, "random"), ("minimax", 3, "first"),
     ("random", 1, "first"),

@@ -121,6 +121,7 @@ def test_bad_objectives_are_one_line_and_store_nothing(
     assert not db.exists()
 
 
+@pytest.mark.slow
 def test_equal_time_gives_every_engine_the_same_time_per_move(tmp_path, capsys) -> None:
     path = write(tmp_path, POOL, trials=2, extra='budget = "time"\ntime_ms = 4')
     sf = load_study_file(path)
@@ -135,6 +136,7 @@ def test_equal_time_gives_every_engine_the_same_time_per_move(tmp_path, capsys) 
     assert len([t for t in study.trials if t.state.is_finished()]) == 2
 
 
+@pytest.mark.slow
 def test_a_multi_objective_study_minimises_cost_and_exports_its_pareto_front(
         tmp_path, capsys) -> None:
     path = write(tmp_path, 'opponent = "isolation:ab_improved"', trials=4,

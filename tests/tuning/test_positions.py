@@ -125,6 +125,7 @@ def _study(study_file, path: Path, name: str, sampler: str, trials: int = 6, **e
                               "centrality": 0.0})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sampler", ["tpe", "cmaes", "random", "lbfgs"])
 def test_a_positions_study_minimises_the_loss(positions, study_file, tmp_path: Path,
                                                sampler: str) -> None:
@@ -154,6 +155,7 @@ def test_a_positions_study_minimises_the_loss(positions, study_file, tmp_path: P
         assert summary.best_value < done[0].values[0]
 
 
+@pytest.mark.slow
 def test_confirm_export_and_a_warm_start_from_a_positions_study(positions, study_file,
                                                                 tmp_path: Path,
                                                                 capsys) -> None:

@@ -57,6 +57,7 @@ def _simulate(probs_trial: np.ndarray, probs_best: np.ndarray, runs: int, seed: 
     return pruned / runs
 
 
+@pytest.mark.slow
 def test_false_prune_rate_against_a_fixed_best_is_alpha() -> None:
     """A trial exactly as strong as the (fixed, not selected) best one is pruned at
     any of the three looks about 5% of the time; a much weaker one mostly."""
@@ -67,6 +68,7 @@ def test_false_prune_rate_against_a_fixed_best_is_alpha() -> None:
     assert _simulate(weaker, equal, 300, 2) >= 0.9
 
 
+@pytest.mark.slow
 def test_a_hopeless_trial_is_pruned_at_a_checkpoint_and_reports_its_running_score(
         tmp_path, capsys, study_file) -> None:
     sf = study_file("q", study={"game": "morris", "opponent": "morris:seed-ab", "trials": 1,

@@ -88,6 +88,7 @@ def _false_prune_rate(m: int, completed: int, runs: int, seed: int, pairs: int =
     return pruned / runs
 
 
+@pytest.mark.slow
 def test_false_prune_rate_against_the_best_of_15_is_alpha() -> None:
     """The winner's curse is real (the old rule prunes an equal trial about 20% of
     the time against the best of 15) and b_M removes it (at most alpha + 0.01)."""

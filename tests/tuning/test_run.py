@@ -174,6 +174,7 @@ def test_resume_runs_only_the_missing_trials(tmp_path, capsys) -> None:
     assert len(optuna.load_study(study_name="t", storage=url).trials) == 4
 
 
+@pytest.mark.slow
 def test_a_worker_in_another_environment_is_warned(tmp_path, capsys) -> None:
     # a duels study reproduces only with the same libraries and OpenBLAS kernel: a
     # worker that joins or resumes it elsewhere is told what differs (not the processor)
@@ -408,6 +409,7 @@ PHASED_EIGHT = ("move_stones", "move_mills", "move_possible_mills", "move_open_m
                 "move_double_mills", "move_blocked", "place_stones", "place_mills")
 
 
+@pytest.mark.slow
 def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
         tmp_path, capsys, monkeypatch) -> None:
     """``edge_prior``'s default became automatic (4 from 8 searched parameters on, and
@@ -466,6 +468,7 @@ def test_a_study_recorded_before_a_default_changed_goes_on_with_the_former_one(
     assert sampler_spec(study)[0].options["edge_prior"] == 2.0
 
 
+@pytest.mark.slow
 def test_a_study_resumed_with_other_sampler_settings_records_them(tmp_path, capsys) -> None:
     """A study file that changes the sampler (a non-duel kind, an option, the answer)
     of a stored study: the study goes on with the file's settings, records them with
@@ -517,6 +520,7 @@ def test_a_study_resumed_with_other_sampler_settings_records_them(tmp_path, caps
         "random until trial 4, tpe (n_startup_trials 2) until trial 5), pruner")
 
 
+@pytest.mark.slow
 def test_a_study_of_the_day_before_goes_on_with_its_edge_prior_below_eight_parameters(
         tmp_path, capsys, monkeypatch) -> None:
     """A ``duels`` study in 4 parameters recorded on 2026-11-27 (``edge_prior = 0``

@@ -147,6 +147,7 @@ def test_confirm_replays_the_best_trials_on_fresh_openings_and_export_carries_it
     assert {k: cfg.params[k] for k in won} == pytest.approx(won)
 
 
+@pytest.mark.slow
 def test_confirm_max_t_plays_no_further_games_and_exports_no_point_score(
         tuned, tmp_path, capsys) -> None:
     url = copy_of(tuned, tmp_path)
@@ -173,6 +174,7 @@ def test_confirm_max_t_plays_no_further_games_and_exports_no_point_score(
     assert "difference_vs_baseline" not in block
 
 
+@pytest.mark.slow
 def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
         tuned, tmp_path, capsys) -> None:
     url = copy_of(tuned, tmp_path)
@@ -195,6 +197,7 @@ def test_confirm_with_an_sprt_tests_the_winner_on_further_openings(
     assert len(exported["elo_corrected_ci"]) == 2
 
 
+@pytest.mark.slow
 def test_confirm_derives_the_sprt_pair_cap_from_the_bounds_and_the_winner(
         tuned, tmp_path, capsys) -> None:
     url = copy_of(tuned, tmp_path)
@@ -225,6 +228,7 @@ def test_an_unconfirmed_study_is_not_exported_unless_forced(tuned, tmp_path, cap
     assert "is unconfirmed" in prov["unproven"] and "confirmation" not in prov
 
 
+@pytest.mark.slow
 def test_a_confirm_section_confirms_at_the_end_of_tune(tmp_path, capsys) -> None:
     sf = tmp_path / "s.toml"
     sf.write_text(STUDY.format(confirm="[confirm]\ntop = 1\npairs = 6\n")
@@ -273,6 +277,7 @@ def test_confirm_errors(tmp_path, capsys) -> None:
     assert code == 2 and "not created by heurtune tune" in err
 
 
+@pytest.mark.slow
 def test_a_study_may_play_every_opening_class_and_confirm_on_longer_openings(
         tmp_path, capsys) -> None:
     sf = tmp_path / "all.toml"

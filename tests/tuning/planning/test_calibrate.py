@@ -157,6 +157,7 @@ def test_calibration_of_a_real_match(tmp_path) -> None:
     assert record["plan"] == expected.to_dict()
 
 
+@pytest.mark.slow
 # -- the command line ----------------------------------------------------------------
 def test_calibrate_writes_beside_the_study_and_tune_reads_it(tmp_path, capsys) -> None:
     study = tiny_study(tmp_path)
@@ -228,6 +229,7 @@ def test_calibrate_bad_input(tmp_path, capsys, extra, message) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]  # nothing written
 
 
+@pytest.mark.slow
 def test_an_opponent_that_plays_like_the_baseline_is_named_and_not_planned_on(
         tmp_path, capsys) -> None:
     # weighted at its defaults is improved: the same moves, every pair a self-play pair

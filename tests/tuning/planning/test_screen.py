@@ -189,6 +189,7 @@ def test_a_lopsided_parameter_and_what_it_means_for_duels(tmp_path) -> None:
         assert other.summary().endswith("lopsided: mills") and other.advice() == ""
 
 
+@pytest.mark.slow
 def test_the_command_names_a_lopsided_parameter_and_the_narrower_duels(
         tmp_path, capsys, monkeypatch) -> None:
     import heurtune.tuning.planning as planning

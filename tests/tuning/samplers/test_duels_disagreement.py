@@ -63,6 +63,7 @@ def _answer_row(study) -> str:
     return next(v for k, v in study_facts(study, None) if k.startswith("answer "))
 
 
+@pytest.mark.slow
 def test_a_broad_landscape_is_named_and_a_fine_tuning_one_is_not(oracle, tmp_path: Path) -> None:
     """On the oracle's ``broad`` case (wells, the baseline 150 Elo below) the model
     underrates its answer by far; on ``far`` (a bowl, 10 Elo below) it does not."""
@@ -78,6 +79,7 @@ def test_a_broad_landscape_is_named_and_a_fine_tuning_one_is_not(oracle, tmp_pat
     assert "held-out duels measure" not in _answer_row(study)
 
 
+@pytest.mark.slow
 def test_tune_prints_the_sentence_under_the_answer(tmp_path: Path, capsys,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """``tune``'s lines after a study whose answer's gains disagree (the real Morris

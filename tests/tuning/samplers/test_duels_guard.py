@@ -47,6 +47,7 @@ def test_the_guard_withdraws_only_an_answer_measured_below_the_baseline_and_the_
     assert DuelsSampler.guard(me, {"x1": 3.0}, 50.0, 5.0, None) is None  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
         oracle, tmp_path: Path) -> None:
     """``spike`` (benchmarks/cases/real_shapes.py: two weights whose good values lie in a
@@ -85,6 +86,7 @@ def test_on_a_spike_at_the_baseline_the_study_answers_the_baseline_not_a_loss(
                                   ] == ["best", "duels"]
 
 
+@pytest.mark.slow
 def test_on_a_bowl_the_guard_changes_nothing(oracle, tmp_path: Path) -> None:
     """``fishtest``, 3,000 games: no answer is measured below the baseline, so the
     guarded and the unguarded study answer alike."""

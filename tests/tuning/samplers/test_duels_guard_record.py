@@ -152,6 +152,7 @@ def test_the_default_is_the_latest_half_and_older_studies_keep_it_off() -> None:
     assert fresh.resuming({"guard_record": 0.25}).options["guard_record"] == 0.5
 
 
+@pytest.mark.slow
 def test_on_a_spike_an_answer_with_no_held_out_duel_near_it_is_judged_on_the_record(
         oracle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``spike`` (benchmarks/cases/real_shapes.py), 3,000 games, with no held-out duel

@@ -51,6 +51,7 @@ def sampler_for(study: optuna.Study, base: EngineConfig) -> DuelsSampler:
     return DuelsSampler(base.heuristic_obj.space, dict(base.params), dict(spec.options), 0, 0)
 
 
+@pytest.mark.slow
 def test_held_out_duels_play_the_answer_against_the_baseline_and_stay_out_of_the_model(
         oracle, tmp_path) -> None:
     path = study_file(tmp_path, "skewed", 3)
@@ -108,6 +109,7 @@ def test_held_out_duels_play_the_answer_against_the_baseline_and_stay_out_of_the
     assert {"model_gain", "model_gain_sd", "measured_gain_ci"} <= set(found.detail)
 
 
+@pytest.mark.slow
 def test_no_held_out_duel_while_the_answer_is_the_baseline_or_when_turned_off(
         oracle, tmp_path) -> None:
     # holdout_every = 0 (set as research code sets a constant): every trial a duel of the

@@ -45,6 +45,7 @@ def test_the_default_halves_the_radius_at_a_bar_from_3_to_5_sd_older_studies_kee
     assert flat.options["narrow_from"] == 0.0
 
 
+@pytest.mark.slow
 def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
         oracle, tmp_path: Path) -> None:
     """``broad`` (wells 40 wide, the baseline 150 Elo below): duels a half range wide
@@ -88,6 +89,7 @@ def test_on_broad_wells_the_radius_narrows_and_the_answer_finds_the_optimum(
     assert resumed.narrowed_bar == 3.0 == on.detail["narrow_bar"]  # the bar it cleared
 
 
+@pytest.mark.slow
 def test_on_a_bowl_it_never_narrows_and_changes_nothing(oracle, tmp_path: Path) -> None:
     """``far`` (a bowl, 10 Elo below): the gains agree, so the default changes nothing."""
     plain, base = run_oracle(oracle_study(oracle_dir(tmp_path, "off"), "far", "duels", 16, 1,
@@ -147,6 +149,7 @@ def test_with_narrow_off_a_measurement_above_the_model_names_narrower_duels() ->
     assert "narrow" not in below and "overrates" in below
 
 
+@pytest.mark.slow
 def test_a_study_without_narrowing_resumed_with_radius_half_duels_narrower(
         oracle, tmp_path: Path) -> None:
     """What the sentence advises: a ``broad`` study tuned without narrowing (as a study
@@ -179,6 +182,7 @@ def fit_text_of(study, base) -> str:
     return fit_text(default_answer(study, base).detail)
 
 
+@pytest.mark.slow
 def test_narrow_z_is_the_bar_the_disagreement_must_reach(oracle, tmp_path: Path) -> None:
     """The same ``broad`` study: at a bar no disagreement reaches it never narrows, at
     5 sd (flat, `narrow_from = 0`) no sooner than at 3."""
@@ -204,6 +208,7 @@ def test_narrow_bar_rises_one_sd_per_tenfold_held_out_duels_up_to_narrow_z() -> 
     assert (option.low, option.high) == (0.0, 100.0)
 
 
+@pytest.mark.slow
 def test_a_rising_bar_narrows_between_its_first_and_last_bar(oracle, tmp_path: Path) -> None:
     """The same ``broad`` study at 3 sd, rising from 3 to 5, and at 5: the rising bar
     narrows no sooner than 3 sd and no later than 5, records the bar it cleared (in the

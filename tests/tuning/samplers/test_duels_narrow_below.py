@@ -89,6 +89,7 @@ def test_above_the_model_narrow_z_still_decides(monkeypatch) -> None:
     assert me.narrowed_bar == 3.0  # the rising bar's first look, as without narrow_below
 
 
+@pytest.mark.slow
 def test_on_a_spike_the_duels_narrow_on_the_guards_signal(oracle, tmp_path: Path) -> None:
     """``spike`` (benchmarks/cases/real_shapes.py): the held-out duels measure the model's
     answer below the baseline and far below the model, the guard's signal; with
@@ -112,6 +113,7 @@ def test_on_a_spike_the_duels_narrow_on_the_guards_signal(oracle, tmp_path: Path
            "(narrow_below)" in fit_text(on.detail)
 
 
+@pytest.mark.slow
 def test_on_a_bowl_it_changes_nothing(oracle, tmp_path: Path) -> None:
     """``fishtest``, 3,000 games: no answer is measured below the baseline, so the
     study plays the same duels and answers alike."""

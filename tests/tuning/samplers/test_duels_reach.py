@@ -116,6 +116,7 @@ def test_on_by_default_below_eight_parameters_and_older_studies_keep_it_off() ->
         SamplerSpec.parse("duels", {"reach": 2.0}, "t")
 
 
+@pytest.mark.slow
 def test_a_far_study_records_the_move_and_says_it(oracle, tmp_path) -> None:
     """On the oracle's ``far`` (the baseline 10 Elo below, 4 parameters), 8,000 games:
     the default's answer moved toward the far maximum, recorded as ``reached`` and said

@@ -61,6 +61,7 @@ def write(tmp_path: Path, sampler: str, trials: int = 4, extra: str = "",
     return str(path)
 
 
+@pytest.mark.slow
 # (lbfgs minimises a positions study's loss: tests/tuning/test_positions.py runs it)
 @pytest.mark.parametrize("sampler", [s for s, kind in SAMPLERS.items()
                                      if s != "gp" and not kind.positions_only] + ["gp"])
@@ -234,6 +235,7 @@ def test_spsa_iterate_is_fishtests_update_of_the_stored_duels(oracle, tmp_path) 
     assert default_answer(study, base).name == "spsa"  # answer = "auto": the sampler's own
 
 
+@pytest.mark.slow
 def test_duels_gets_closer_to_the_optimum_than_the_baseline(oracle, tmp_path) -> None:
     """The fishtest case (the baseline 2 Elo below the optimum): after 16,000 games
     the duels answer is better than the baseline in every seed, and within about
@@ -322,6 +324,7 @@ def test_top_mean_averages_the_best_trials_by_kind_of_parameter() -> None:
     assert out["i"] == 2 and out["c"] == "y"
 
 
+@pytest.mark.slow
 def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_path) -> None:
     """Each duel trial draws openings of its own; the confirmation's fresh openings
     are none of them (nor the baseline trial's)."""
@@ -345,6 +348,7 @@ def test_confirming_a_duel_study_leaves_out_every_duels_openings(oracle, tmp_pat
     assert {c.answer for c in verdict.candidates} <= {"duels", "trial"}
 
 
+@pytest.mark.slow
 def test_the_oracle_benchmark_runs_from_one_command(tmp_path) -> None:
     """benchmarks/oracle.py --json: one object keyed by sampler name, with the
     default configuration named (a quick run: one seed, a small budget)."""

@@ -12,6 +12,7 @@ import math
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import optuna
@@ -120,30 +121,39 @@ def test_a_pruned_trial_keeps_its_last_report_as_its_value(tmp_path) -> None:
     assert stored(url, "p").values == [REPORTS / 10]
 
 
-def test_kept_writes_are_seen_here_and_stored_when_due(tmp_path) -> None:
+def test_kept_writes_are_seen_here_and_stored_when_due(tmp_path, monkeypatch) -> None:
+    """The flush is due by the storage's clock (``time.monotonic`` in the batching
+    module), here a clock the test moves: kept up to a hair before ``flush_seconds``
+    after the last flush, sent by the first write at ``flush_seconds``, however
+    slowly the machine runs the trial meanwhile."""
+    from heurtune.tuning.study import batching
+
+    clock = [1000.0]
+    monkeypatch.setattr(batching, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     url = f"sqlite:///{tmp_path / 'r.db'}"
     storage = open_storage(url, batched=True)
     assert isinstance(storage, DeferredTrialWrites)
-    storage.flush_seconds = 0.3
+    storage.flush_seconds = 0.25  # (binary fractions: the clock's sums are exact)
     other = RDBStorage(url)  # another process's view
     study = optuna.create_study(study_name="r", storage=storage)
     seen: dict[str, Any] = {}
 
     def watch(trial: optuna.Trial) -> float:
         trial.suggest_float("a", 0.0, 1.0)
-        flush_trial(trial)
+        flush_trial(trial)  # the last flush: at 1000.0
         theirs = other.get_trial(trial._trial_id)
         seen["params stored"] = theirs.params == trial.params
         trial.report(0.5, step=1)
+        clock[0] = 1000.249  # not yet due
         trial.set_user_attr("x", 1)
         mine = storage.get_trial(trial._trial_id)
         listed = [t for t in study.get_trials(deepcopy=False) if t.number == trial.number][0]
         seen["here"] = (mine.intermediate_values, mine.user_attrs, listed.intermediate_values)
         seen["there before"] = other.get_trial(trial._trial_id).intermediate_values
-        import time
-        time.sleep(0.35)
+        clock[0] = 1000.25  # flush_seconds after the last flush
         trial.report(0.6, step=2)  # the first write past flush_seconds sends all
         seen["there after"] = other.get_trial(trial._trial_id).intermediate_values
+        seen["attrs after"] = other.get_trial(trial._trial_id).user_attrs
         return 1.0
 
     study.optimize(watch, n_trials=1)
@@ -151,6 +161,7 @@ def test_kept_writes_are_seen_here_and_stored_when_due(tmp_path) -> None:
     assert seen["here"] == ({1: 0.5}, {"x": 1}, {1: 0.5})
     assert seen["there before"] == {}
     assert seen["there after"] == {1: 0.5, 2: 0.6}
+    assert seen["attrs after"] == {"x": 1}
 
 
 def test_a_row_written_meanwhile_falls_back_to_writes_one_by_one(tmp_path) -> None:

@@ -4,11 +4,13 @@ back the same: its trials table, its export, its verdict and setup, and a resume
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import optuna
 
+import heurtune
 from heurtune.tuning import StudySetup, Verdict
 from heurtune.tuning.views import confirmation_line
 from tests.helpers import ROOT, SMALL_STUDY, cli
@@ -37,9 +39,34 @@ def test_the_old_study_exports_the_same_engine(tmp_path, capsys) -> None:
     code, _, _ = cli(capsys, "export", "iso", "--storage", storage, "--out", str(out),
                      "--artifacts", str(tmp_path / "art"), "--force")
     assert code == 0
-    lines = [line for line in out.read_text().splitlines(keepends=True)
-             if not line.startswith(("date", "heurtune_version", "# Play it:"))]
-    assert "".join(lines) == (DATA / "study-before-0.2.exported.toml").read_text()
+    assert without_versions(out.read_text()) == (
+        DATA / "study-before-0.2.exported.toml").read_text()
+
+
+# An export stamps [provenance] with what made it: the versions installed here and
+# the day. The golden file leaves them out (a fresh install gets today's Optuna);
+# each is required once, with this machine's value, and the rest compared byte for
+# byte (the confirmation's own date, stored in the study, included).
+INSTALLED = {"heurtune_version": heurtune.__version__, "optuna_version": optuna.__version__}
+TODAY = re.compile(r'date = "\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00"\n')
+
+
+def without_versions(text: str) -> str:
+    kept, stamps, section = [], [], ""
+    for line in text.splitlines(keepends=True):
+        key = line.split(" = ", 1)[0]
+        if line.startswith("["):
+            section = line.strip()
+        if section == "[provenance]" and key in INSTALLED:
+            assert line == f'{key} = "{INSTALLED[key]}"\n', line
+            stamps.append(key)
+        elif section == "[provenance]" and key == "date":
+            assert TODAY.fullmatch(line), line
+            stamps.append(key)
+        elif not line.startswith("# Play it:"):  # names the file where it was written
+            kept.append(line)
+    assert sorted(stamps) == ["date", *sorted(INSTALLED)], stamps
+    return "".join(kept)
 
 
 def test_the_old_verdict_and_setup_read_through_the_schema(tmp_path) -> None:

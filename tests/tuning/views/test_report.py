@@ -9,6 +9,7 @@ import re
 import shutil
 
 import optuna
+import pytest
 from optuna.artifacts import get_all_artifact_meta
 from optuna_dashboard import get_note
 
@@ -229,6 +230,7 @@ def test_dashboard_failures_never_fail_a_trial(tmp_path, capsys, monkeypatch) ->
     assert [t.state.is_finished() for t in study.trials] == [True, True]
 
 
+@pytest.mark.slow
 def test_halma_report_draws_the_per_cell_heat_maps(tmp_path, capsys) -> None:
     (tmp_path / "opponent.toml").write_text("""
 game = "halma"
