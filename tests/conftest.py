@@ -26,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # What the quick run (the README's `pytest`) leaves out: `pytest --rest` runs just
 # these (CI runs them after the quick run), `pytest --all` everything.
-LEFT_OUT = ("slow", "postgres", "browser")
+LEFT_OUT = ("slow", "postgres", "browser", "toga")
 
 
 def _quick(config: pytest.Config) -> bool:
@@ -47,7 +47,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The quick run leaves out the tests marked slow, postgres or browser, and
+    """The quick run leaves out the tests marked slow, postgres, browser or toga, and
     ``--rest`` runs only those (CI runs the quick run, then ``--rest``).
 
     Tests marked ``last`` run after the others (pytest-xdist hands tests out in
