@@ -10,7 +10,7 @@ spaces, ``match`` paired self-play and statistics, and ``tuning`` everything
 that touches Optuna.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 from heurtune import _numba_cache
 from heurtune.errors import HeurtuneError
