@@ -15,10 +15,19 @@ from heurtune.tomlio import read_toml
 from tests.helpers import cli
 
 
+def _own_copy(small_study: Any, tmp_path: Path) -> str:
+    """The shared tiny study's storage, copied: these exports record themselves in
+    the study (its note names the last export), which other tests read."""
+    import shutil
+
+    shutil.copy(small_study.db, tmp_path / "h.db")
+    return f"sqlite:///{tmp_path / 'h.db'}"
+
+
 def test_uci_export_is_setoption_lines_only(small_study: Any, tmp_path: Path,
                                             capsys: Any) -> None:
     out = tmp_path / "iso.uci"
-    code, stdout, err = cli(capsys, "export", "iso", "--storage", small_study.storage,
+    code, stdout, err = cli(capsys, "export", "iso", "--storage", _own_copy(small_study, tmp_path),
                             "--format", "uci", "--out", str(out), "--force")
     assert code == 0, err
     lines = out.read_text().splitlines()
@@ -34,12 +43,13 @@ def test_uci_export_is_setoption_lines_only(small_study: Any, tmp_path: Path,
 
 
 def test_export_a_chosen_trial(small_study: Any, tmp_path: Path, capsys: Any) -> None:
-    study = optuna.load_study(study_name="iso", storage=small_study.storage)
+    storage = _own_copy(small_study, tmp_path)
+    study = optuna.load_study(study_name="iso", storage=storage)
     numbers = [t.number for t in study.get_trials(deepcopy=False)
                if t.state == optuna.trial.TrialState.COMPLETE]
     chosen = numbers[-1]
     out = tmp_path / "chosen.toml"
-    code, _out, err = cli(capsys, "export", "iso", "--storage", small_study.storage,
+    code, _out, err = cli(capsys, "export", "iso", "--storage", storage,
                           "--trial", str(chosen), "--out", str(out))
     assert code == 0, err
     prov = read_toml(out)["provenance"]
@@ -49,7 +59,7 @@ def test_export_a_chosen_trial(small_study: Any, tmp_path: Path, capsys: Any) ->
     params = read_toml(out)["params"]
     assert {k: params[k] for k in study.trials[chosen].params} == pytest.approx(
         study.trials[chosen].params)  # (on the grid: 0.2, not 0.20000000000000018)
-    code, _out, err = cli(capsys, "export", "iso", "--storage", small_study.storage,
+    code, _out, err = cli(capsys, "export", "iso", "--storage", storage,
                           "--trial", "999", "--out", str(tmp_path / "none.toml"))
     assert code == 2 and "has no completed trial 999" in err and err.count("\n") == 1
     assert not (tmp_path / "none.toml").exists()
