@@ -232,7 +232,8 @@ def test_books_for_other_games_are_lines_of_moves(tmp_path: Path, capsys) -> Non
     assert code == 0, err
     assert f"from {path}" in out and "positions of 4 games" in out
     path.write_text("d4 d4\n")
-    with pytest.raises(HeurtuneError, match="iso.txt line 1: move 2 'd4' is illegal there"):
+    with pytest.raises(HeurtuneError, match="iso.txt line 1: ply 2 'd4' is not a legal "
+                                            "isolation move there"):
         load_book(path, "isolation")
 
 

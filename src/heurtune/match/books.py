@@ -29,7 +29,7 @@ import numpy as np
 from heurtune.engine import Engine, EngineConfig
 from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, BookError, get_game
-from heurtune.match.openings import Opening, opening_images, random_openings
+from heurtune.match.openings import Opening, opening_images, play_notation, random_openings
 
 BOOK_FOLDER = Path(__file__).resolve().parent.parent / "data" / "books"
 SHIPPED_PREFIX = "heurtune:"
@@ -145,18 +145,7 @@ def load_book(name: str | os.PathLike[str], game: str, rules: Mapping[str, Any] 
             state = kernel.new_state(resolved, entry.start)
         except HeurtuneError as exc:
             raise HeurtuneError(f"{where}: {exc}") from None
-        moves = []
-        for ply, text_move in enumerate(entry.moves, start=1):
-            if kernel.outcome(state) != ONGOING:
-                raise HeurtuneError(f"{where}: the game is over before move {ply} "
-                                    f"{text_move!r}")
-            try:
-                move = kernel.parse_move(state, text_move)
-            except HeurtuneError:
-                raise HeurtuneError(f"{where}: move {ply} {text_move!r} is illegal "
-                                    "there") from None
-            kernel.make_move(state, move)
-            moves.append(move)
+        moves = play_notation(kernel, state, entry.moves, where)
         if kernel.outcome(state) != ONGOING:
             raise HeurtuneError(f"{where}: the game is over in this opening's position")
         openings.append(Opening(moves, entry.start, f"{label}:{entry.line}"))

@@ -70,6 +70,26 @@ def opening_record(opening: Sequence[int]) -> list[int] | dict[str, Any]:
     return {"start": start, "moves": moves} if start else moves
 
 
+def play_notation(kernel: GameKernel, state: Any, texts: Sequence[str], where: str) -> list[int]:
+    """Play moves written in the game's notation on ``state``, in place, and return
+    them as the kernel's moves; a move the game does not allow where it stands
+    (none once the game is over) is a :class:`HeurtuneError` naming ``where`` and
+    the ply."""
+    out = []
+    for ply, text in enumerate(texts, start=1):
+        if kernel.outcome(state) != ONGOING:
+            raise HeurtuneError(f"{where}: ply {ply} {text!r} comes after the end of the game "
+                                f"({kernel.termination_reason(state)})")
+        try:
+            move = kernel.parse_move(state, text)
+        except HeurtuneError:
+            raise HeurtuneError(f"{where}: ply {ply} {text!r} is not a legal {kernel.name} "
+                                "move there") from None
+        kernel.make_move(state, move)
+        out.append(move)
+    return out
+
+
 def reach(kernel: GameKernel, rules: Mapping[str, Any], opening: Sequence[int]) -> Any:
     """The position an opening reaches from its start."""
     state = kernel.new_state(rules, start_of(opening))

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from heurtune.errors import HeurtuneError
-from heurtune.games import ONGOING, GameKernel, get_game
-from heurtune.match.openings import start_of
+from heurtune.games import GameKernel, get_game
+from heurtune.match.openings import play_notation, start_of
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchSpec
 from heurtune.tomlio import write_atomic
@@ -170,19 +170,7 @@ def replay_moves(record: Mapping[str, Any], where: str = "game record") -> list[
     game is over) is a :class:`HeurtuneError` naming ``where``."""
     kernel = get_game(record["game"])
     state = record_start(kernel, record, where)
-    out = []
-    for ply, text in enumerate(list(record["opening"]) + list(record["moves"]), start=1):
-        if kernel.outcome(state) != ONGOING:
-            raise HeurtuneError(f"{where}: ply {ply} {text!r} comes after the end of the game "
-                                f"({kernel.termination_reason(state)})")
-        try:
-            move = kernel.parse_move(state, text)
-        except HeurtuneError:
-            raise HeurtuneError(f"{where}: ply {ply} {text!r} is not a legal {kernel.name} "
-                                "move there") from None
-        kernel.make_move(state, move)
-        out.append(move)
-    return out
+    return play_notation(kernel, state, list(record["opening"]) + list(record["moves"]), where)
 
 
 def replay_positions(record: Mapping[str, Any], where: str = "game record"
