@@ -289,3 +289,35 @@ def test_random_chess_games_end_within_reason(kernel) -> None:
     engine = Engine(preset("chess:material"))
     found = engine.choose(kernel.new_state({}, KIWIPETE), seed=1)
     assert found.move in kernel.legal_moves(kernel.new_state({}, KIWIPETE))
+
+
+def test_a_study_confirms_on_its_own_books_openings(tmp_path: Path, capsys) -> None:
+    """The confirmation draws from the book the study tuned on and leaves the study's
+    openings out; the book is known by its openings, so a changed comment is the same
+    book, and a changed opening is not."""
+    epd = tmp_path / "book.epd"
+    lines = [line for line in
+             load_book("heurtune:chess-balanced", "chess").openings[:12]]
+    text = "".join(get_game("chess").new_state({}, op.start).state.epd() + "\n" for op in lines)
+    epd.write_text("# twelve openings\n" + text)
+    (tmp_path / "s.toml").write_text(
+        '[study]\nname = "b"\ngame = "chess"\nopponent = "chess:random"\npairs = 2\ntrials = 2\n'
+        'sampler = "random"\nopenings = "book.epd"\n[engine]\nheuristic = "material"\n'
+        '[engine.search]\nalgorithm = "random"\n[pruner]\nkind = "none"\n')
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    code, _out, err = cli(capsys, "tune", str(tmp_path / "s.toml"), "--storage", storage)
+    assert code == 0, err
+    epd.write_text("# the same twelve, another header\n" + text)
+    code, out, err = cli(capsys, "confirm", "b", "--storage", storage, "--pairs", "3",
+                         "--top", "1", "--pgn", str(tmp_path / "c.pgn"))
+    assert code == 0, err
+    games = []
+    handle = io.StringIO((tmp_path / "c.pgn").read_text())
+    while (game := chess.pgn.read_game(handle)) is not None:
+        games.append(game)
+    tuned = {op.start for op in load_book(epd, "chess").draw({}, 2, seed=0)}
+    assert games and all(g.headers["FEN"] not in tuned for g in games)
+    epd.write_text("# one opening changed\n" + text.replace(text.splitlines()[0],
+                                                           "8/8/8/4k3/8/8/3K4/6NN w - -"))
+    code, _out, err = cli(capsys, "confirm", "b", "--storage", storage, "--pairs", "3")
+    assert code == 2 and "its openings changed since" in err and err.count("\n") == 1

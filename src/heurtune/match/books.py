@@ -18,6 +18,7 @@ Books heurtune ships are named ``heurtune:NAME`` (:data:`SHIPPED_BOOKS`).
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,15 @@ class Book:
 
     def __len__(self) -> int:
         return len(self.openings)
+
+    @property
+    def digest(self) -> str:
+        """A SHA-256 of the openings themselves (their starts and moves, in order):
+        the same for a file whose comments or header change (a study recorded with
+        one release's shipped book goes on with the next's when its openings are
+        the same), different where any opening is."""
+        text = "\n".join(f"{op.start}|{' '.join(map(str, op))}" for op in self.openings)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     @property
     def distinct(self) -> int:
@@ -232,15 +242,20 @@ def make_book(engine: EngineConfig, count: int, plies: int, seed: int, window: f
                     window, seed, engine.label)
 
 
-_LOADED: dict[tuple[str, str, str, str], Book] = {}
+_LOADED: dict[tuple[str, str, str, str, int, int], Book] = {}
 
 
 def cached_book(name: str, game: str, rules: Mapping[str, Any] | None = None,
                 base_dir: str | os.PathLike[str] = ".") -> Book:
-    """:func:`load_book`, once per process for the same file, game and rules (a
-    study reads its book at every trial's match)."""
-    key = (str(book_path(name, base_dir).resolve()), game,
-           repr(sorted((rules or {}).items())), name)
+    """:func:`load_book`, once per process for the same file (as long as it stays as
+    it was), game and rules (a study reads its book at every trial's match)."""
+    path = book_path(name, base_dir)
+    try:
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        stamp = (0, 0)  # load_book says what is wrong with it
+    key = (str(path.resolve()), game, repr(sorted((rules or {}).items())), name, *stamp)
     book = _LOADED.get(key)
     if book is None:
         book = _LOADED[key] = load_book(name, game, rules, base_dir)

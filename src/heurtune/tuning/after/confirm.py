@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,7 +38,7 @@ from heurtune.match import (
     paired_difference,
     stats_of,
 )
-from heurtune.match.books import Book, book_path, cached_book
+from heurtune.match.books import Book, cached_book
 from heurtune.match.openings import opening_record
 from heurtune.match.pgn import append_pgn, match_pgn, write_pgn
 from heurtune.match.play import Adjudication
@@ -158,17 +157,16 @@ def study_book(study: optuna.Study, setup: StudySetup, base: EngineConfig,
         where = str(study.user_attrs.get(schema.BOOK_PATH, recorded["name"]))
         name = recorded["name"]
         try:
-            path = book_path(where)
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
+            own = cached_book(where, base.game, base.rules)
+        except HeurtuneError:
             raise HeurtuneError(f"study {study.study_name!r} drew its openings from the book "
-                                f"{name}, which is not at {where} any more (copy it back; "
-                                "`--openings FILE` draws fresh openings from another book, "
-                                "but the study's own are needed to leave them out)") from None
-        if digest != recorded["sha256"]:
+                                f"{name}, which cannot be read at {where} any more (copy it "
+                                "back; `--openings FILE` draws fresh openings from another "
+                                "book, but the study's own are needed to leave them out)"
+                                ) from None
+        if own.digest != recorded["sha256"]:
             raise HeurtuneError(f"the opening book at {where} is not the one study "
-                                f"{study.study_name!r} drew from (it changed since)")
-        own = cached_book(where, base.game, base.rules)
+                                f"{study.study_name!r} drew from (its openings changed since)")
     fresh = cached_book(given, base.game, base.rules) if given else own
     return own, fresh
 

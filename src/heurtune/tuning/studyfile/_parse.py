@@ -13,7 +13,7 @@ from heurtune.engine import MAX_PLY, EngineConfig, ProcessSpec, SearchSettings, 
 from heurtune.errors import HeurtuneError
 from heurtune.games import get_game
 from heurtune.match import SEED_MAX, check_jobs
-from heurtune.match.books import SHIPPED_PREFIX, Book, book_path, cached_book
+from heurtune.match.books import SHIPPED_PREFIX, Book, cached_book
 from heurtune.match.openings import opening_classes
 from heurtune.match.play import Adjudication
 from heurtune.tomlio import read_toml
@@ -299,8 +299,6 @@ def _book(study: Mapping[str, Any], path: str | os.PathLike[str], w: str, base: 
     """``[study] openings = FILE``: the book, read and checked now (before any game),
     and its digest; a book with fewer distinct openings than the study's tuning and
     its ``[confirm]`` section draw is refused here."""
-    import hashlib
-
     name = _need(study, "openings", str, w)
     reference = name if name.startswith(SHIPPED_PREFIX) else _beside(path, name)
     book = cached_book(reference, base.game, base.rules)
@@ -311,8 +309,7 @@ def _book(study: Mapping[str, Any], path: str | os.PathLike[str], w: str, base: 
     if book.distinct < needed:
         raise HeurtuneError(f"{w}: opening book {name} holds {book.distinct} distinct openings; "
                             f"the study needs {needed} ({what})")
-    digest = hashlib.sha256(book_path(reference).read_bytes()).hexdigest()
-    return book, digest
+    return book, book.digest
 
 
 def _adjudication(data: Mapping[str, Any], where: str) -> Adjudication | None:
