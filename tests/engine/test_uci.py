@@ -146,7 +146,7 @@ def test_time_controls_and_clocks() -> None:
 
 @pytest.mark.parametrize("mode,kind,reason", [
     ("illegal", "illegal", "fake-illegal played an illegal move 'a1a1'"),
-    ("garbage", "garbage", "fake-garbage sent garbage: 'hello'"),
+    ("garbage", "garbage", "fake-garbage sent garbage: 'bestmove'"),
     ("crash", "crash", "fake-crash crashed (exit code 3)"),
 ])
 def test_faults_lose_the_game_with_their_kind(mode: str, kind: str, reason: str) -> None:

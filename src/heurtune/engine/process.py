@@ -848,7 +848,8 @@ class ProcessPlayer:
             if limits.depth > 0:
                 go.append(f"depth {limits.depth}")
             allowed = limits.time_ms + self.spec.timeout_ms
-        if self.protocol != "uci":
+        uci = self.protocol == "uci"
+        if not uci:
             go.append(f"seed {seed}")
         t0 = time.perf_counter()
         deadline = time.monotonic() + allowed / 1000.0
@@ -872,17 +873,19 @@ class ProcessPlayer:
                     deadline = time.monotonic() + min(STOP_GRACE_MS, self.spec.timeout_ms) / 1000
                     continue
                 if line.startswith("info"):
+                    if line.startswith("info string"):  # free text, whatever it says
+                        continue
                     if " score " in line:
                         scored = line
                     if " nodes " in line or " depth " in line:
                         counted = line
                     continue
                 words = line.split()
-                if not words:
-                    continue
-                if words[0] == "bestmove" and len(words) >= 2:
+                if words and words[0] == "bestmove" and len(words) >= 2:
                     move = words[1]
                     break
+                if not words or (uci and words[0] != "bestmove"):
+                    continue  # UCI: an engine's unknown lines are ignored, as the GUI's are
                 raise EngineFault(f"{self.label} sent garbage: {line.strip()[:80]!r}", "garbage")
             reached, searched, score = _info(scored.split(), 0, 0, None)
             reached, searched, _ = _info(counted.split(), reached, searched, None)

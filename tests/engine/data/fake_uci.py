@@ -7,8 +7,9 @@
   Toga II does), then answers;
 * ``deaf``: thinks forever, deaf to ``stop``;
 * ``slow``: takes 300 ms per move whatever it is told (a clock runs out);
-* ``illegal``: answers ``a1a1``; ``garbage``: answers ``hello``; ``crash``: exits 3
-  on its second ``go``.
+* ``illegal``: answers ``a1a1``; ``garbage``: a line no UCI engine writes (which a
+  GUI ignores), then ``bestmove`` without a move; ``crash``: exits 3 on its second
+  ``go``.
 
 SCORE (default 0) is the score in centipawns every ``info`` line reports (``mate3``
 reports ``score mate 3``). LOG names a file every line received is appended to.
@@ -102,6 +103,7 @@ def answer() -> None:
         return
     if MODE == "garbage":
         say("hello")
+        say("bestmove")
         return
     move = next(iter(BOARD.legal_moves))
     say(f"info depth 1 seldepth 1 {score_words()} nodes 1 pv {BOARD.uci(move)}")
