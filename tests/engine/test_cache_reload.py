@@ -20,13 +20,15 @@ SCRIPT = r"""
 import json
 from heurtune.engine.heuristic import heuristics
 from heurtune.engine.search import Searcher
-from heurtune.games import game_entry, game_names, get_game, ONGOING
+from heurtune.games import PythonKernel, game_entry, game_names, get_game, ONGOING
 
 out = {}
 for game in game_names():
     if not game_entry(game).target.startswith("heurtune."):
         continue  # a plugin game installed beside heurtune: nothing compiled
     k = get_game(game)
+    if isinstance(k, PythonKernel):
+        continue  # a game in plain Python (chess): no compiled search to reload
     for name, h in heuristics(game).items():
         s = Searcher(k, h)
         params = h.to_array({})

@@ -26,6 +26,7 @@ from heurtune.tuning.samplers.quadratic import Observation, QuadraticModel, Unit
 from heurtune.tuning.study import duel_of, load_study, open_storage
 from heurtune.tuning.study.schema import CONFIRMATION as CONFIRM_ATTR
 from heurtune.tuning.study.schema import DUEL as DUEL_ATTR
+from heurtune.tuning.study.schema import Verdict
 from heurtune.tuning.studyfile import StudyFile, load_study_file
 from tests.helpers import ISOLATION_PINS, ROOT, cli
 
@@ -110,7 +111,10 @@ def test_every_sampler_runs_a_real_study_then_confirm_and_export(
                          "--force")
     assert code == 0, err
     cfg = EngineConfig.load(out_file)
-    assert cfg.provenance["confirmed"] is True
+    # confirmed: the confirmation found the winner better than the baseline (3 pairs
+    # rarely do); the fresh evidence is written either way
+    assert "confirmation" in cfg.provenance
+    assert cfg.provenance["confirmed"] is (Verdict(verdict).no_gain() is None)
     assert {k: cfg.params[k] for k in verdict["winner_params"]} == pytest.approx(
         verdict["winner_params"])
 
