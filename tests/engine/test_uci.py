@@ -197,8 +197,27 @@ def test_an_engine_that_cannot_play_chess960_is_one_line(tmp_path: Path) -> None
                       "    if w and w[0] == 'uci': print('id name plain\\nuciok', flush=True)\n"
                       "    elif w and w[0] == 'isready': print('readyok', flush=True)\n"
                       "    elif w and w[0] == 'quit': break\n")
-    cfg = EngineConfig.from_dict({"game": "chess", "process": {
-        "command": [sys.executable, str(script)]}, "rules": {"chess960": 1}})
-    engine = Engine(cfg)
-    record = play_game(get_game("chess"), {"chess960": 1}, (engine, Engine(uci())), (), seed=1)
-    assert "declares no option 'UCI_Chess960'" in record.termination
+    with pytest.raises(HeurtuneError, match="declares no option 'UCI_Chess960'"):
+        EngineConfig.from_dict({"game": "chess", "process": {
+            "command": [sys.executable, str(script)]}, "rules": {"chess960": 1},
+            "search": {"depth": 1}})
+
+
+def test_setup_mistakes_are_one_line_when_the_file_is_read() -> None:
+    # a fixed option the engine does not declare, whatever its case; none of its
+    # names are case sensitive, as UCI says
+    with pytest.raises(HeurtuneError, match="declares no option 'Hahs'"):
+        uci(options={"Hahs": 8})
+    assert uci(options={"hash": 8}).process is not None
+    # no limit on a move: every move would time out
+    with pytest.raises(HeurtuneError, match="needs a limit on each move"):
+        EngineConfig.from_dict({"game": "chess", "process": {
+            "command": [sys.executable, str(FAKE), "ok"]}})
+
+
+def test_the_engine_is_sent_its_own_spelling(tmp_path: Path) -> None:
+    log = tmp_path / "received.txt"
+    play_game(get_game("chess"), {}, (Engine(uci(log=log, options={"hash": 8})),
+                                      Engine(uci())), (), seed=1,
+              adjudication=Adjudication(max_plies=2))
+    assert "setoption name Hash value 8" in log.read_text().splitlines()

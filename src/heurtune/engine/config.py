@@ -49,7 +49,7 @@ from typing import Any
 
 from heurtune.engine.heuristic import Heuristic, get_heuristic, heuristics_module
 from heurtune.engine.params import Value
-from heurtune.engine.process import ProcessSpec, TimeControl, process_heuristic
+from heurtune.engine.process import ProcessSpec, TimeControl, describe, process_heuristic
 from heurtune.engine.search import ALGORITHMS, LEAF_ORDERS, MAX_PLY, ROOT_TIES
 from heurtune.errors import HeurtuneError
 from heurtune.games import game_names, get_game
@@ -235,9 +235,27 @@ class EngineConfig:
         if self.search.tc and self.process is None:
             raise HeurtuneError(f"{self.label}: search.tc (a clock) is for engines in other "
                                 "processes; heurtune's own search takes time_ms per move")
+        if self.process is not None:
+            self._check_process(kernel)
         object.__setattr__(self, "params", h.space.validate(self.params))
         object.__setattr__(self, "rules", kernel.resolve_rules(self.rules))
         object.__setattr__(self, "search", self.search.resolved(self.game))
+
+    def _check_process(self, kernel: Any) -> None:
+        """An engine in another process: a limit on each move (without one it would
+        search until stopped, and every move would time out), and the fixed options
+        and those the rules need among the options it declares: each an error line
+        now, not a lost game later."""
+        assert self.process is not None
+        search = self.search
+        if not (search.nodes or search.time_ms or search.tc or search.depth < SearchSettings.depth):
+            raise HeurtuneError(f"{self.label}: an engine in another process needs a limit on "
+                                "each move: give [search] depth, nodes, time_ms or tc")
+        rules = kernel.resolve_rules(self.rules)
+        needed = list(dict(self.process.options))
+        if kernel.engine_options is not None:
+            needed += list(kernel.engine_options(rules))
+        describe(self.process, self.game).check_options(needed, self.label)
 
     @property
     def heuristic_obj(self) -> Heuristic:

@@ -211,8 +211,23 @@ class EngineInfo:
         return ParamSpace(self.name, self.options)
 
     def declares(self, name: str) -> bool:
-        return any(p.name == name for p in self.options) or any(
-            o.name == name for o in self.others)
+        """Whether it declares an option of this name (UCI's names are not case
+        sensitive)."""
+        return self.spelling(name) is not None
+
+    def spelling(self, name: str) -> str | None:
+        """The name as the engine declared it (``hash``: ``Hash``), or None."""
+        wanted = name.lower()
+        return next((n for n in [p.name for p in self.options] + [o.name for o in self.others]
+                     if n.lower() == wanted), None)
+
+    def check_options(self, names: Sequence[str], where: str) -> None:
+        """One error line for a name among ``names`` it does not declare."""
+        for name in names:
+            if not self.declares(name):
+                raise HeurtuneError(f"{where}: engine {self.name!r} declares no option "
+                                    f"{name!r} (`heurtune list` on its engine file lists "
+                                    "those it does)")
 
 
 # -- reading an option line ----------------------------------------------------------
@@ -771,23 +786,32 @@ class ProcessPlayer:
             self.info = _INFOS[(self.spec, self.game)]
         else:
             proc = EngineProcess(self.spec, self.label)
-            self.info = handshake(proc, self.game, self.protocol)
-        deadline = time.monotonic() + self.spec.start_timeout_ms / 1000.0
-        sent: dict[str, Value] = {**dict(self.spec.options), **self.rule_options}
-        for name in sent:
-            if not self.info.declares(name):
+            try:
+                self.info = handshake(proc, self.game, self.protocol)
+            except BaseException:
+                proc.kill()
                 proc.close()
-                raise HeurtuneError(f"{self.label} declares no option {name!r} "
-                                    "(set in [process] options or needed by the game's rules)")
-        # the parameters, where they differ from the engine's own defaults (an engine
-        # left at its defaults is sent nothing it did not ask for)
-        defaults = {p.name: p.default for p in self.info.options}
-        for name, value in self.options.items():
-            if name in defaults and value != defaults[name]:
-                sent[name] = value
-        for name, value in sent.items():
-            proc.send(f"setoption name {name} value {option_value(value)}")
-        self._ready(proc, deadline)
+                raise
+        deadline = time.monotonic() + self.spec.start_timeout_ms / 1000.0
+        try:
+            # the fixed options and those the rules need, as the engine spells them
+            # (checked when the configuration was built: EngineConfig)
+            self.info.check_options([*dict(self.spec.options), *self.rule_options], self.label)
+            sent: dict[str, Value] = {self.info.spelling(k) or k: v for k, v in
+                                      [*self.spec.options, *self.rule_options.items()]}
+            # the parameters, where they differ from the engine's own defaults (an engine
+            # left at its defaults is sent nothing it did not ask for)
+            defaults = {p.name: p.default for p in self.info.options}
+            for name, value in self.options.items():
+                if name in defaults and value != defaults[name]:
+                    sent[name] = value
+            for name, value in sent.items():
+                proc.send(f"setoption name {name} value {option_value(value)}")
+            self._ready(proc, deadline)
+        except BaseException:
+            proc.kill()
+            proc.close()
+            raise
         return proc
 
     def _ready(self, proc: EngineProcess, deadline: float) -> None:
@@ -891,28 +915,27 @@ class ProcessPlayer:
             reached, searched, _ = _info(counted.split(), reached, searched, None)
         except TimeoutError:
             self._drop()
-            raise self._late(limits, allowed, answered=False) from None
+            raise self._late(limits, allowed, " ".join(go), answered=False) from None
         except EngineFault:
             self._drop()
             raise
         if stopped:
-            raise self._late(limits, allowed, answered=True)
+            raise self._late(limits, allowed, " ".join(go), answered=True)
         seconds = time.perf_counter() - t0
         return move, SearchResult(move=-1, value=0.0 if score is None else float(score),
                                   depth=reached, nodes=searched, seconds=seconds,
                                   legal_moves=0), score
 
-    def _late(self, limits: Limits, allowed: float, answered: bool) -> EngineFault:
-        """The fault of an engine that did not move by its deadline (``answered``:
-        it did after ``stop``, and stays in step)."""
+    def _late(self, limits: Limits, allowed: float, asked: str,
+              answered: bool) -> EngineFault:
+        """The fault of an engine that did not move by its deadline after ``asked``
+        (its ``go`` line; ``answered``: it did after ``stop``, and stays in step)."""
         after = "; it answered 'stop'" if answered else "; killed"
         if limits.clock is not None:
             return EngineFault(f"{self.label} lost on time (no move within {allowed:g} ms: "
                                f"its clock plus a margin of {limits.margin_ms:g} ms){after}",
                                "time")
-        asked = (f"go nodes {limits.nodes}" if limits.nodes else
-                 f"go depth {limits.depth}" if limits.depth else
-                 f"go movetime {limits.time_ms:g}")
+        asked = asked.split(" seed ")[0]  # (heurtune's protocol: the tie-break seed)
         return EngineFault(f"{self.label} timed out (no move in {allowed:g} ms after "
                            f"'{asked}'){after}", "timeout")
 

@@ -133,9 +133,13 @@ def read_pgn(text: str) -> list[BookLine]:
         if game is None:
             return out
         board = game.board()
-        fen = game.headers.get("FEN", "")
-        out.append(BookLine(line, fen if fen else "",
-                            tuple(board.uci(m) for m in game.mainline_moves())))
+        # the start as a whole FEN (a tag may leave fields out), "" for the standard
+        start = board.fen() if game.headers.get("FEN") else ""
+        moves = []
+        for move in game.mainline_moves():  # each written where it is played (castling)
+            moves.append(board.uci(move))
+            board.push(move)
+        out.append(BookLine(line, start, tuple(moves)))
 
 
 class Chess(PythonGame[chess.Board]):

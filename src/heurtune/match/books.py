@@ -28,9 +28,17 @@ from typing import Any
 import numpy as np
 
 from heurtune.engine import Engine, EngineConfig
+from heurtune.engine.process import EngineFault
 from heurtune.errors import HeurtuneError
 from heurtune.games import ONGOING, BookError, get_game
-from heurtune.match.openings import Opening, opening_images, play_notation, random_openings
+from heurtune.match.openings import (
+    Opening,
+    opening_images,
+    play_notation,
+    random_openings,
+    reach,
+    start_of,
+)
 
 BOOK_FOLDER = Path(__file__).resolve().parent.parent / "data" / "books"
 SHIPPED_PREFIX = "heurtune:"
@@ -130,7 +138,7 @@ def load_book(name: str | os.PathLike[str], game: str, rules: Mapping[str, Any] 
     path = book_path(name, base_dir)
     label = os.fspath(name)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark is no opening)
     except FileNotFoundError:
         raise HeurtuneError(f"opening book {label}: no such file") from None
     except IsADirectoryError:
@@ -155,10 +163,13 @@ def load_book(name: str | os.PathLike[str], game: str, rules: Mapping[str, Any] 
             state = kernel.new_state(resolved, entry.start)
         except HeurtuneError as exc:
             raise HeurtuneError(f"{where}: {exc}") from None
+        # the start as the game writes it (a whole FEN: what engines are sent)
+        start = kernel.position_text(state) if entry.start and kernel.position_text else \
+            entry.start
         moves = play_notation(kernel, state, entry.moves, where)
         if kernel.outcome(state) != ONGOING:
             raise HeurtuneError(f"{where}: the game is over in this opening's position")
-        openings.append(Opening(moves, entry.start, f"{label}:{entry.line}"))
+        openings.append(Opening(moves, start, f"{label}:{entry.line}"))
         keys.append(int(kernel.position_hash(state)))
         images.append(frozenset(kernel.image_hashes(state)))
     return Book(label, game, tuple(openings), tuple(keys), tuple(images))
@@ -171,7 +182,7 @@ class MadeBook:
 
     game: str
     rules: Mapping[str, int]
-    openings: tuple[tuple[tuple[int, ...], float], ...]
+    openings: tuple[tuple[Opening, float], ...]
     drawn: int
     plies: int
     window: float
@@ -183,11 +194,8 @@ class MadeBook:
         line in its game's book format (chess: EPD)."""
         kernel = get_game(self.game)
         lines = [f"# {line}" for line in header]
-        for moves, _score in self.openings:
-            state = kernel.new_state(self.rules)
-            for m in moves:
-                kernel.make_move(state, m)
-            lines.append(kernel.book_line(state, moves))
+        for opening, _score in self.openings:
+            lines.append(kernel.book_line(reach(kernel, self.rules, opening), opening))
         return "\n".join(lines) + "\n"
 
 
@@ -195,39 +203,50 @@ def make_book(engine: EngineConfig, count: int, plies: int, seed: int, window: f
               on_draw: Callable[[int, int], None] | None = None,
               limit: int | None = None) -> MadeBook:
     """An opening book of ``count`` balanced openings: random openings of ``plies``
-    plies (distinct up to the board's symmetries, drawn by ``seed``) whose
+    plies (distinct up to the board's symmetries, drawn by ``seed``; under rules whose
+    games start elsewhere, such as Chess960's, each from its own start) whose
     position ``engine`` scores within ``window`` of 0 (its ``info score`` in
-    centipawns for an engine in another process, its search's value for
-    heurtune's own). ``on_draw(drawn, kept)`` is told of each opening tried;
-    ``limit`` caps the openings tried (default: 50 per opening wanted)."""
+    centipawns for an engine in another process, its search's value for heurtune's
+    own). ``on_draw(drawn, kept)`` is told of each opening tried; ``limit`` caps the
+    openings tried (default: 50 per opening wanted). An engine that faults while it
+    scores one is a :class:`~heurtune.errors.HeurtuneError` naming the opening."""
     if count < 1 or plies < 1 or window < 0:
         raise HeurtuneError("a book needs count and plies of at least 1 and a window of at "
                             "least 0")
+    if engine.search.tc:
+        raise HeurtuneError(f"{engine.label}: a book scores each opening with one search, "
+                            "which a clock does not limit: give the engine file depth, nodes "
+                            "or time_ms instead of tc")
     kernel = get_game(engine.game)
+    rules = kernel.resolve_rules(engine.rules)
     player = Engine(engine)
     cap = limit if limit is not None else 50 * count
-    kept: list[tuple[tuple[int, ...], float]] = []
+    kept: list[tuple[Opening, float]] = []
     drawn = 0
     try:
         batch = max(count, 64)
         offset = 0
         while len(kept) < count and drawn < cap:
             # openings in batches (distinct from every earlier batch's, as one draw)
-            candidates = random_openings(kernel, engine.rules, min(offset + batch, cap), plies,
+            candidates = random_openings(kernel, rules, min(offset + batch, cap), plies,
                                          seed, fewer_ok=True)[offset:]
             if not candidates:
                 break
             offset += len(candidates)
             for opening in candidates:
                 drawn += 1
-                state = kernel.new_state(engine.rules)
-                for m in opening:
-                    kernel.make_move(state, m)
+                op = Opening(opening, start_of(opening))
                 player.new_game()
-                found = player.choose(state, seed=drawn, moves=opening)
+                try:
+                    found = player.choose(reach(kernel, rules, op), seed=drawn, moves=op,
+                                          start=op.start)
+                except EngineFault as fault:
+                    raise HeurtuneError(f"{engine.label} failed while scoring opening "
+                                        f"{drawn} ({' '.join(map(kernel.move_to_str, op))}): "
+                                        f"{fault.reason}") from None
                 score = player.last_score if player.last_score is not None else found.value
                 if abs(score) <= window:
-                    kept.append((tuple(opening), float(score)))
+                    kept.append((op, float(score)))
                 if on_draw is not None:
                     on_draw(drawn, len(kept))
                 if len(kept) == count or drawn >= cap:
@@ -238,8 +257,7 @@ def make_book(engine: EngineConfig, count: int, plies: int, seed: int, window: f
         raise HeurtuneError(f"{len(kept)} of {drawn} openings tried lay within {window:g} of "
                             f"0 by {engine.label}; {count} were wanted (widen the window, or "
                             "allow more tries)")
-    return MadeBook(engine.game, kernel.resolve_rules(engine.rules), tuple(kept), drawn, plies,
-                    window, seed, engine.label)
+    return MadeBook(engine.game, rules, tuple(kept), drawn, plies, window, seed, engine.label)
 
 
 _LOADED: dict[tuple[str, str, str, str, int, int], Book] = {}
