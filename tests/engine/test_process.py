@@ -254,3 +254,27 @@ def test_the_protocol_log_names_the_process_of_every_line(tmp_path: Path, monkey
     assert all(line.split()[0].isdigit() and line.split()[1] in "<>!" for line in lines)
     warning = next(line for line in lines if "a warning on stderr" in line)
     assert warning.split()[1] == "!"
+
+
+def test_a_match_worker_keeps_one_process_per_side_across_trials() -> None:
+    """A study's trials each bring new weights, so a new engine: the worker closes
+    the process of the trial before instead of keeping one per trial."""
+    from heurtune.engine import process
+    from heurtune.match import runner
+
+    for engine in runner._ENGINES.values():
+        engine.close()
+    runner._ENGINES.clear()
+    opponent = fake().with_params({"weight": 0.25})
+    try:
+        for weight in (0.5, 1.0, 1.5, 0.75):
+            result = runner._pair_task(fake().with_params({"weight": weight}), opponent, 0,
+                                       (24, 10), seed=1)
+            assert len(result.a_scores) == 2
+            live = [e for e in runner._ENGINES.values() if e.config.process is not None]
+            assert len(live) == 2  # this trial's engine and the opponent
+            assert sum(not p._closed for p in process._LIVE) <= 2
+    finally:
+        for engine in runner._ENGINES.values():
+            engine.close()
+        runner._ENGINES.clear()

@@ -19,7 +19,7 @@ from tests.helpers import cli
 FAKE = Path(__file__).parents[1] / "engine" / "data" / "fake_engine.py"
 
 
-def _study(tmp_path: Path, mode: str, trials: int = 6) -> Path:
+def _study(tmp_path: Path, mode: str, trials: int = 6, extra: str = "") -> Path:
     path = tmp_path / f"{mode}.toml"
     path.write_text(f"""[study]
 name = "{mode}"
@@ -39,7 +39,7 @@ nodes = 10
 
 [pruner]
 kind = "none"
-""")
+{extra}""")
     return path
 
 
@@ -70,6 +70,25 @@ def test_trials_whose_engine_faults_fail_with_the_reason(tmp_path: Path, capsys:
     assert "trials failed for them" in facts["engine faults"]
     code, out, _ = cli(capsys, "trials", "wild-illegal", "--storage", storage)
     assert code == 0 and "illegal move" in out
+
+
+def test_a_study_whose_target_is_reached_with_faulted_trials_confirms(
+        tmp_path: Path, capsys: Any) -> None:
+    """Trials failed for faults count toward the target everywhere: the study is
+    done, its [confirm] section runs, and a second tune starts no trial."""
+    storage = f"sqlite:///{tmp_path / 's.db'}"
+    path = _study(tmp_path, "wild-illegal", trials=4, extra="\n[confirm]\ntop = 1\npairs = 2\n")
+    code, out, err = cli(capsys, "tune", str(path), "--storage", storage)
+    assert code == 0, err
+    study = optuna.load_study(study_name="wild-illegal", storage=storage)
+    states = [t.state for t in study.get_trials(deepcopy=False)]
+    assert len(states) == 4 and TrialState.FAIL in states
+    assert f"4 finished trials ({states.count(TrialState.FAIL)} failed for engine faults)" in out
+    assert schema.CONFIRMATION in study.user_attrs
+    code, out, err = cli(capsys, "tune", str(path), "--storage", storage)
+    assert code == 0, err
+    assert "already has 4 finished trials" in out
+    assert len(optuna.load_study(study_name="wild-illegal", storage=storage).trials) == 4
 
 
 def test_a_baseline_that_faults_stops_the_study(tmp_path: Path, capsys: Any) -> None:

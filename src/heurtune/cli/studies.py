@@ -128,8 +128,9 @@ class Tune(Command):
             print(f"study {summary.study_name!r} already has {summary.finished} finished trials")
         print(
             f"study {summary.study_name!r} in {storage_text(summary.storage)}: "
-            f"{summary.finished} finished "
-            f"trials, best trial {summary.best_number} with {sf.objective_name} = "
+            f"{summary.finished} finished trials"
+            + (f" ({summary.faulted} failed for engine faults)" if summary.faulted else "")
+            + f", best trial {summary.best_number} with {sf.objective_name} = "
             f"{summary.best_value:.3f}" if summary.best_value is not None
             else f"study {summary.study_name!r}: no completed trial yet"
         )

@@ -284,14 +284,26 @@ def stats_of(pairs: Sequence[PairResult | PoolPair],
 _ENGINES: dict[str, Engine] = {}
 
 
-def _engine(config: EngineConfig) -> Engine:
-    key = json.dumps(config.to_dict(), sort_keys=True, default=str)
+def _key(config: EngineConfig) -> str:
+    return json.dumps(config.to_dict(), sort_keys=True, default=str)
+
+
+def _engine(config: EngineConfig, keep: Sequence[str] = ()) -> Engine:
+    """The worker's engine for ``config``, made once. A new engine in another
+    process closes the cached ones in other processes but those named in
+    ``keep`` (a study's trials each start their engine: one process per worker
+    and side, not one per trial); at most 17 engines are kept in all."""
+    key = _key(config)
     engine = _ENGINES.get(key)
     if engine is None:
         if len(_ENGINES) > 16:
             for old in _ENGINES.values():
                 old.close()
             _ENGINES.clear()
+        if config.process is not None:
+            for k in [k for k, e in _ENGINES.items()
+                      if e.config.process is not None and k not in keep]:
+                _ENGINES.pop(k).close()
         engine = _ENGINES[key] = Engine(config)
     return engine
 
@@ -301,8 +313,9 @@ def _pair_task(
     keep_games: bool = False, adjudication: Adjudication | None = None,
 ) -> PairResult:
     kernel = get_game(a.game)
-    return play_pair(kernel, a.rules, _engine(a), _engine(b), index, opening, seed, keep_games,
-                     adjudication)
+    keep = (_key(a), _key(b))
+    return play_pair(kernel, a.rules, _engine(a, keep), _engine(b, keep), index, opening, seed,
+                     keep_games, adjudication)
 
 
 MAX_JOBS = 1024  # worker processes per match

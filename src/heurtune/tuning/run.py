@@ -111,7 +111,7 @@ class TuneObserver(Protocol):
 class TuneSummary:
     study_name: str
     storage: str
-    finished: int
+    finished: int  # trials that count toward the target: finished, or failed for faults
     ran: int
     best_number: int | None
     best_value: float | None
@@ -121,6 +121,7 @@ class TuneSummary:
     # or one older than the latest trial); confirmed_already: due but done before
     confirm: ConfirmOptions | None = None
     confirmed_already: bool = False
+    faulted: int = 0  # of ``finished``: trials failed for their engine's faults
 
 
 TrialCallback = Callable[[optuna.trial.FrozenTrial], None]
@@ -153,8 +154,7 @@ def _step_aside_if_surplus(trial: optuna.Trial, target: int) -> None:
     Only sampled trials are checked: enqueued ones (the baseline, retries of
     failed trials) always run."""
     ahead = sum(1 for t in trial.study.get_trials(deepcopy=False)
-                if t.state in FINISHED
-                or (t.state == TrialState.RUNNING and t.number < trial.number))
+                if counts(t) or (t.state == TrialState.RUNNING and t.number < trial.number))
     if ahead >= target:
         trial.set_user_attr(schema.SURPLUS, True)
         raise SurplusTrial(f"trial {trial.number}: the target of {target} trials is taken")
@@ -257,12 +257,16 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
             yield pair
 
     labels = [m.engine.label for m in sf.pool]
-    planned = 2 * sf.pairs * len(sf.pool)  # a trial's games (a duel's: 2 per pair)
+
+    def _planned(duel: dict[str, Any] | None) -> int:
+        """A trial's games: 2 per pair and opponent; a duel's 2 per pair (one opponent,
+        the sampler's other weights)."""
+        return 2 * sf.pairs * (1 if duel is not None else len(sf.pool))
 
     def _fail_for_faults(trial: optuna.Trial, config: EngineConfig, specs: Sequence[MatchSpec],
                          pairs: list[Any], duel: dict[str, Any] | None) -> None:
         reason = fault_reason(stats_of(sorted(pairs, key=lambda p: p.index), labels),
-                              planned, sf.fault_share)
+                              _planned(duel), sf.fault_share)
         if reason is not None:
             _record(trial, pairs, labels)
             trial.set_user_attr(schema.FAULTED, reason)
@@ -313,6 +317,7 @@ def _objective(sf: StudyFile, runner: MatchRunner, openings: list[tuple[int, ...
                 stream = runner.iter_pairs(specs[0], ordered, order, keep_games=keep)
         running = 0.0
         faulted = 0
+        planned = _planned(duel)
         try:
             for pair in waiting(stream):
                 pairs.append(pair)
@@ -455,7 +460,7 @@ def _local_search(study: optuna.Study, sf: StudyFile, fit: PositionsFit,
     except _Enough:
         return
     # converged before the target: the study is done (confirmation need not wait)
-    done = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
+    done = sum(map(counts, study.get_trials(deepcopy=False)))
     study.set_user_attr(schema.LOCAL_SEARCH, {"converged": True, "trials": done})
 
 
@@ -597,7 +602,7 @@ def tune(
     if observer is not None:
         observer.study_started(study, sf, target)
     ran = 0
-    before = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
+    before = sum(map(counts, study.get_trials(deepcopy=False)))
     if wanted:
         mine: list[FrozenTrial] = []
         callbacks: list[Any] = [lambda _s, t: mine.append(t)]
@@ -632,16 +637,17 @@ def tune(
                         f"study {name!r}: at its baseline weights (trial {mine[-1].number}) "
                         f"{mine[-1].user_attrs[schema.FAULTED]}: every trial would fail; fix "
                         "the engine or its limits (timeout_ms, the clock) and tune again")
-                ran += bool(mine) and mine[-1].state in FINISHED
+                ran += bool(mine) and counts(mine[-1])
         note.run_ended(study)
     if sf.sampler.kind == "lbfgs":  # its trials are counted here (no loop above)
-        ran = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED)) - before
+        ran = sum(map(counts, study.get_trials(deepcopy=False))) - before
     best = best_match_trial(study)
     answer = None
     if best is not None and not sf.multi_objective:
         found = default_answer(study, sf.base)
         answer = found if found.name != "best" else None
-    finished = sum(1 for t in study.get_trials(deepcopy=False, states=FINISHED))
+    all_trials = study.get_trials(deepcopy=False)
+    finished = sum(map(counts, all_trials))
     confirm, confirmed_already = None, False
     converged = (study.user_attrs.get(schema.LOCAL_SEARCH) or {}).get("trials") == finished
     if sf.confirm is not None and best is not None and (finished >= target or converged):
@@ -658,6 +664,7 @@ def tune(
         best_value=trial_score(best) if best else None,
         best_params=dict(best.params) if best else {},
         answer=answer,
+        faulted=sum(map(faulted, all_trials)),
         confirm=confirm,
         confirmed_already=confirmed_already,
     )
@@ -879,6 +886,12 @@ def faulted(trial: FrozenTrial) -> bool:
     return trial.state == TrialState.FAIL and schema.FAULTED in trial.user_attrs
 
 
+def counts(trial: FrozenTrial) -> bool:
+    """Whether a trial counts toward the study's target: finished (complete or
+    pruned), or failed for its engine's faults."""
+    return trial.state in FINISHED or faulted(trial)
+
+
 def _wanted(study: optuna.Study, target: int) -> bool:
     """Whether to start another trial: enqueued ones are waiting (the baseline,
     retries of trials whose worker died: played even once the target is
@@ -886,8 +899,7 @@ def _wanted(study: optuna.Study, target: int) -> bool:
     trials = study.get_trials(deepcopy=False)
     if any(t.state == TrialState.WAITING for t in trials):
         return True
-    busy = sum(1 for t in trials if t.state in FINISHED or t.state == TrialState.RUNNING
-               or faulted(t))
+    busy = sum(1 for t in trials if counts(t) or t.state == TrialState.RUNNING)
     return busy < target
 
 
