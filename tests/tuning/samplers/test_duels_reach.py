@@ -118,26 +118,39 @@ def test_on_by_default_below_eight_parameters_and_older_studies_keep_it_off() ->
 
 @pytest.mark.slow
 def test_a_far_study_records_the_move_and_says_it(oracle, tmp_path) -> None:
-    """On the oracle's ``far`` (the baseline 10 Elo below, 4 parameters), 8,000 games:
-    the default's answer moved toward the far maximum, recorded as ``reached`` and said
-    in one sentence (``status``'s answer row; ``tune`` prints the same sentence); with
-    ``reach = 0`` the same duels answer the point of highest lower bound, nearer the
-    baseline by the model's mean gain, and nothing is said."""
-    study, base = run_oracle(oracle_study(tmp_path, "far", "duels", 16, 1), 8000, 1)
-    trials = study.get_trials(deepcopy=False)
-    options = SamplerSpec.from_record("duels", study.user_attrs["sampler"]["options"],
-                                      "t").options
-    assert options["reach"] == -1.0  # the default, recorded
-    space, baseline = base.heuristic_obj.space, dict(base.params)
-    on = DuelsSampler(space, baseline, dict(options), 0, 0).answer(trials)
-    off = DuelsSampler(space, baseline, {**options, "reach": 0.0}, 0, 0).answer(trials)
-    assert on["reached"] and not off["reached"] and on["reach"] == -1.0
-    assert on["params"] != off["params"]
-    assert on["model_gain"] > off["model_gain"]
+    """On the oracle's ``far`` (the baseline 10 Elo below, 4 parameters), 8,000 games
+    on each of four seeds: where the default's answer moved toward the far maximum it
+    is recorded as ``reached`` and said in one sentence (``status``'s answer row;
+    ``tune`` prints the same sentence), and the same duels with ``reach = 0`` answer
+    the point of highest lower bound, lower by the model's mean gain, with nothing
+    said; where it did not move, both answer the same point. Whether the gate opens
+    on a given seed depends on the duels' luck (and the machine's floating point),
+    so the test asks it of most seeds, and that the moved answers are nearer the
+    optimum on average over them, not on every seed."""
     case = CASES["far"]
-    assert loss(case, on["params"]) < loss(case, off["params"])  # nearer the optimum here
-    assert "toward the model's maximum" in reach_text(on) and reach_text(on).endswith("(reach)")
-    assert reach_text(off) == "" and reach_text({**on, "is_baseline": True}) == ""
+    moved = []
+    for seed in (1, 2, 3, 4):
+        study, base = run_oracle(oracle_study(tmp_path, "far", "duels", 16, seed), 8000, seed)
+        trials = study.get_trials(deepcopy=False)
+        options = SamplerSpec.from_record("duels", study.user_attrs["sampler"]["options"],
+                                          "t").options
+        assert options["reach"] == -1.0  # the default, recorded
+        space, baseline = base.heuristic_obj.space, dict(base.params)
+        on = DuelsSampler(space, baseline, dict(options), 0, 0).answer(trials)
+        off = DuelsSampler(space, baseline, {**options, "reach": 0.0}, 0, 0).answer(trials)
+        assert not off["reached"] and on["reach"] == -1.0 and reach_text(off) == ""
+        row = next(value for name, value in study_facts(study, None)
+                   if name.startswith("answer"))
+        if not on["reached"]:
+            assert on["params"] == off["params"] and reach_text(on) == ""
+            assert "toward the model's maximum" not in row
+            continue
+        assert on["params"] != off["params"]
+        assert on["model_gain"] > off["model_gain"]
+        assert "toward the model's maximum" in reach_text(on)
+        assert reach_text(on).endswith("(reach)") and row.endswith(reach_text(on))
+        assert reach_text({**on, "is_baseline": True}) == ""
+        moved.append((loss(case, on["params"]), loss(case, off["params"])))
+    assert len(moved) >= 2, moved
+    assert np.mean([a for a, _ in moved]) < np.mean([b for _, b in moved]), moved
     assert reach_text({"model_gain": 1.0}) == ""  # a record of before 2026-11-29
-    row = next(value for name, value in study_facts(study, None) if name.startswith("answer"))
-    assert row.endswith(reach_text(on))
