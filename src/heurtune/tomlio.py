@@ -36,6 +36,23 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise HeurtuneError(f"{p}: cannot read: {exc}") from None
 
 
+def read_text(path: str | os.PathLike[str], label: str | None = None,
+              kind: str = "file", encoding: str = "utf-8") -> str:
+    """A text file's contents; a missing, unreadable or undecodable file, or a
+    folder, is a :class:`HeurtuneError` that starts with ``label`` (the path by
+    default) and calls the file a ``kind``."""
+    p = Path(path)
+    where = label if label is not None else str(p)
+    try:
+        return p.read_text(encoding=encoding)
+    except FileNotFoundError:
+        raise HeurtuneError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise HeurtuneError(f"{where}: is a directory, not a {kind}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HeurtuneError(f"{where}: cannot read: {exc}") from None
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)

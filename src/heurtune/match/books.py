@@ -39,6 +39,7 @@ from heurtune.match.openings import (
     reach,
     start_of,
 )
+from heurtune.tomlio import read_text
 
 BOOK_FOLDER = Path(__file__).resolve().parent.parent / "data" / "books"
 SHIPPED_PREFIX = "heurtune:"
@@ -137,14 +138,8 @@ def load_book(name: str | os.PathLike[str], game: str, rules: Mapping[str, Any] 
     resolved = kernel.resolve_rules(rules or {})
     path = book_path(name, base_dir)
     label = os.fspath(name)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark is no opening)
-    except FileNotFoundError:
-        raise HeurtuneError(f"opening book {label}: no such file") from None
-    except IsADirectoryError:
-        raise HeurtuneError(f"opening book {label}: is a directory") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HeurtuneError(f"opening book {label}: cannot read: {exc}") from None
+    # (utf-8-sig: a byte-order mark is no opening)
+    text = read_text(path, f"opening book {label}", "book", encoding="utf-8-sig")
     try:
         lines = kernel.read_book(text, path.name, resolved)
     except BookError as exc:

@@ -40,7 +40,7 @@ from heurtune.games import GameKernel, get_game
 from heurtune.match.openings import play_notation, start_of
 from heurtune.match.play import PairResult
 from heurtune.match.runner import MatchSpec
-from heurtune.tomlio import write_atomic
+from heurtune.tomlio import read_text, write_atomic
 
 RESULTS = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}  # the first player's score as a result
 # every record's keys and their JSON types
@@ -88,14 +88,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The records of a JSON Lines file; a missing, unreadable, empty or
     malformed file (a line that is no record) is a :class:`HeurtuneError`."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HeurtuneError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise HeurtuneError(f"{p}: is a directory, not a game record file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HeurtuneError(f"{p}: cannot read: {exc}") from None
+    text = read_text(p, kind="game record file")
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
